@@ -1,0 +1,332 @@
+"""The `spamnb` command line: a thin layer over the library API."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+import click
+
+from . import __version__
+from .errors import (EXIT_INPUT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InputError,
+                     OptionError, SpamnbError)
+from .paths import default_model_path
+
+EXIT_STATUS_HELP = """\b
+Exit status:
+  0   done (classify: every message given was scored)
+  3   model error: missing, unreadable, corrupt, foreign or too new
+  4   input error: a path does not exist or nothing in it could be read
+  64  usage error: bad options
+  70  internal error (a bug: please report it)
+  130 interrupted
+\b
+With classify --exit-code, the bogofilter convention instead:
+  0 spam, 1 ham, 2 unsure (errors as above)."""
+
+model_option = click.option(
+    "--model", "-m", "model_path", type=click.Path(dir_okay=False), default=None,
+    help="Model file.  Default: $SPAMNB_MODEL, else ~/.local/share/spamnb/model.spamnb.")
+
+
+def _model_path(value: str | None) -> str:
+    return value or str(default_model_path())
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog=EXIT_STATUS_HELP)
+@click.version_option(__version__, prog_name="spamnb")
+def cli():
+    """A naive Bayes spam filter for mail in English and Chinese.
+
+    \b
+    Typical use:
+      spamnb train ./mail                # mail/spam/ and mail/ham/ inside
+      spamnb classify message.eml        # spam / ham / unsure, with P(spam)
+      spamnb classify - < message.eml    # from a pipe (procmail, Postfix...)
+      spamnb inspect --top 20            # what the model learned
+    """
+
+
+@cli.command()
+@click.argument("folder", required=False, type=click.Path())
+@click.option("--spam", "spam_paths", multiple=True, type=click.Path(),
+              help="A spam source: mail folder, Maildir, mbox or message file (repeatable).")
+@click.option("--ham", "ham_paths", multiple=True, type=click.Path(),
+              help="A ham (good mail) source, like --spam (repeatable).")
+@model_option
+@click.option("--event-model", type=click.Choice(["multinomial", "bernoulli", "mixed"]),
+              default="multinomial", show_default=True,
+              help="multinomial: token counts; bernoulli: token presence, absent tokens "
+                   "count too; mixed: counts to train, presence to score.")
+@click.option("--alpha", type=float, default=1.0, show_default=True,
+              help="Additive smoothing (1 = Laplace, below 1 = Lidstone).")
+@click.option("--headers", "headers_spec", default="content", show_default=True,
+              help="Header fields to tokenize: content (Subject, From, To, Cc, Reply-To, "
+                   "MIME-Version, Content-*), all, none, or a comma list such as "
+                   "'subject,from,x-mailer,content-*'.")
+@click.option("--stopwords", "stopwords_file", type=click.Path(dir_okay=False),
+              help="File of stop words (one per line) replacing the built-in English and Chinese lists.")
+@click.option("--no-stopwords", is_flag=True, help="Keep every word.")
+@click.option("--spam-cutoff", type=click.FloatRange(0, 1), default=0.99, show_default=True,
+              help="P(spam) at or above which classify says spam; stored in the model.")
+@click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=0.01, show_default=True,
+              help="P(spam) at or below which classify says ham; stored in the model.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
+def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, headers_spec,
+          stopwords_file, no_stopwords, spam_cutoff, ham_cutoff, quiet):
+    """Train a model from labelled mail and write it.
+
+    FOLDER holds spam/ and ham/ (each a directory of message files, a Maildir
+    or an mbox); or name sources with --spam and --ham.  Files that cannot be
+    read as mail are skipped and listed.  The model file is replaced
+    atomically: an interrupted run leaves the old one intact.
+
+    \b
+    Examples:
+      spamnb train ./mail
+      spamnb train --spam Junk.mbox --ham ~/Maildir --model my.spamnb
+      spamnb train ./mail --headers subject,from --event-model bernoulli
+    """
+    from .model import TrainOptions
+    from .scoring import Cutoffs
+    from .tokens import TokenizerOptions
+    from . import stopwords as stopword_lists
+    from .training import labelled_folder, train as train_model, expected_messages
+    from .render import skipped_summary
+
+    if folder:
+        if spam_paths or ham_paths:
+            raise OptionError("give either FOLDER or --spam/--ham, not both")
+        spam_paths, ham_paths = labelled_folder(folder)
+    if not spam_paths or not ham_paths:
+        raise OptionError("need spam and ham: give FOLDER (with spam/ and ham/) or --spam PATH and --ham PATH")
+    if no_stopwords and stopwords_file:
+        raise OptionError("--stopwords and --no-stopwords do not go together")
+    words = (frozenset() if no_stopwords else
+             stopword_lists.read_file(stopwords_file) if stopwords_file else stopword_lists.builtin())
+    try:
+        options = TrainOptions(event_model=event_model, alpha=alpha, tokenizer=TokenizerOptions(
+            headers=TokenizerOptions.parse_headers(headers_spec), stopwords=words))
+        cutoffs = Cutoffs(spam=spam_cutoff, ham=ham_cutoff)
+    except ValueError as error:
+        raise OptionError(str(error)) from None
+    path = _model_path(model_path)
+    show_progress = not quiet and sys.stderr.isatty()
+    if show_progress:
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn)
+        from rich.console import Console
+
+        total = expected_messages([*spam_paths, *ham_paths])
+        with Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task("train", total=total)
+            model, report = train_model(spam_paths, ham_paths, options, cutoffs,
+                                        progress=lambda origin: bar.advance(task))
+    else:
+        model, report = train_model(spam_paths, ham_paths, options, cutoffs)
+    model.save(path)
+    for line in skipped_summary(report.skipped):
+        click.echo(line, err=True)
+    if not quiet:
+        m = report.messages
+        click.echo(f"trained on {m['spam']:,} spam + {m['ham']:,} ham messages "
+                   f"({len(report.skipped):,} skipped), vocabulary {report.vocabulary:,} tokens, "
+                   f"{report.seconds:.1f} s")
+        click.echo(f"model written to {path}")
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@model_option
+@click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "jsonl"]),
+              default="text", show_default=True,
+              help="text for people; tsv, json (one array) or jsonl (one object a line) "
+                   "with path, label, score (P(spam)), log_odds.")
+@click.option("--spam-cutoff", type=click.FloatRange(0, 1), default=None,
+              help="P(spam) at or above which a message is spam.  Default: the model's.")
+@click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None,
+              help="P(spam) at or below which a message is ham.  Default: the model's.")
+@click.option("--explain", is_flag=True, help="List the tokens that moved the score most.")
+@click.option("--top", "explain_top", type=click.IntRange(1), default=10, show_default=True,
+              help="How many tokens --explain lists.")
+@click.option("--exit-code", is_flag=True,
+              help="Exit 0 for spam, 1 for ham, 2 for unsure (bogofilter's convention); with "
+                   "several messages: 0 if any is spam, else 2 if any is unsure, else 1.")
+def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, explain, explain_top, exit_code):
+    """Score messages: spam, ham or unsure, with P(spam) and log-odds.
+
+    PATHS are message files, directories, Maildirs or mbox files (every
+    message in them is scored); none or `-` reads one message from standard
+    input.  A message that cannot be parsed is scored on whatever text could
+    be read.
+
+    \b
+    Examples:
+      spamnb classify message.eml
+      spamnb classify --format jsonl ~/Maildir/new
+      formail -s spamnb classify --exit-code - < inbox     # bogofilter-style status
+      spamnb classify --explain --top 5 suspicious.eml
+    """
+    from .model import Model
+    from .render import ScoreWriter, skipped_summary
+    from .scoring import Cutoffs, LABEL_SPAM, LABEL_UNSURE
+    from .sources import read_messages
+
+    model = Model.load(_model_path(model_path))
+    cutoffs = model.cutoffs
+    if spam_cutoff is not None or ham_cutoff is not None:
+        try:
+            cutoffs = Cutoffs(spam=cutoffs.spam if spam_cutoff is None else spam_cutoff,
+                              ham=cutoffs.ham if ham_cutoff is None else ham_cutoff)
+        except ValueError as error:
+            raise OptionError(str(error)) from None
+    writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)
+    skipped = []
+    missing = []
+    labels = set()
+    for path in paths or ("-",):
+        try:
+            for raw in read_messages(path, skipped):
+                score = model.score_message(raw.data, explain=explain, cutoffs=cutoffs)
+                labels.add(score.label)
+                writer.write(raw.origin, score)
+        except InputError as error:
+            missing.append(str(error))
+            if path == "-":
+                raise
+    writer.close()
+    for line in missing:
+        click.echo(f"spamnb: {line}", err=True)
+    for line in skipped_summary(skipped):
+        click.echo(f"spamnb: {line}", err=True)
+    if missing or skipped:
+        sys.exit(EXIT_INPUT_ERROR)
+    if exit_code:
+        sys.exit(0 if LABEL_SPAM in labels else 2 if LABEL_UNSURE in labels else 1)
+
+
+@cli.command()
+@model_option
+@click.option("--top", "top_n", type=click.IntRange(0), default=20, show_default=True,
+              help="How many spam and ham keywords to list.")
+@click.option("--word", "words", multiple=True,
+              help="Look up a token (repeatable), e.g. --word free --word subject:发票.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "tsv"]), default="text",
+              show_default=True, help="text for people; json or tsv for scripts.")
+def inspect(model_path, top_n, words, fmt):
+    """Show what a model learned: summary and strongest keywords.
+
+    A token's weight is its log-odds λ = log P(token | spam) - log P(token | ham):
+    positive pushes a message toward spam, negative toward ham.
+
+    \b
+    Examples:
+      spamnb inspect --top 30
+      spamnb inspect --word viagra --word 发票 --word subject:free
+      spamnb inspect --format json | jq '.spam[0]'
+    """
+    import json
+
+    from .model import Model
+    from .tokens import normalise
+
+    path = _model_path(model_path)
+    model = Model.load(path)
+    summary = dict(model.summary(), model=path)
+    if words:
+        rows = [model.lookup(normalise(word)) or {"token": normalise(word), "weight": None}
+                for word in words]
+        spam_rows, ham_rows = rows, []
+    else:
+        spam_rows, ham_rows = model.top_tokens(top_n, spam=True), model.top_tokens(top_n, spam=False)
+    if fmt == "json":
+        data = {"summary": summary}
+        data.update({"words": spam_rows} if words else {"spam": spam_rows, "ham": ham_rows})
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    if fmt == "tsv":
+        click.echo("list\ttoken\tweight\tspam_count\tham_count\tspam_messages\tham_messages")
+        for name, rows in (("word" if words else "spam", spam_rows), ("ham", ham_rows)):
+            for row in rows:
+                values = [row.get(k) for k in ("token", "weight", "spam_count", "ham_count",
+                                               "spam_messages", "ham_messages")]
+                click.echo("\t".join([name] + ["" if v is None else str(v) for v in values]))
+        return
+    _inspect_text(summary, spam_rows, ham_rows, bool(words))
+
+
+def _inspect_text(summary, spam_rows, ham_rows, looked_up):
+    from rich.console import Console
+    from rich.table import Table
+
+    # Piped output gets a fixed width wide enough for URL tokens, not rich's 80.
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    m = summary["messages"]
+    console.print(f"[bold]model[/bold] {summary['model']}")
+    console.print(f"messages: {m['spam']:,} spam, {m['ham']:,} ham   vocabulary: {summary['vocabulary']:,} tokens")
+    console.print(f"event model: {summary['event_model']}   alpha: {summary['alpha']:g}   "
+                  f"bias: {summary['bias']:+.3f}   cutoffs: spam ≥ {summary['cutoffs']['spam']:g}, "
+                  f"ham ≤ {summary['cutoffs']['ham']:g}")
+    console.print(f"headers: {', '.join(summary['headers']) or '(none)'}   "
+                  f"stop words: {summary['stopwords']:,}   updated: {summary['updated']}")
+
+    def table(title, rows):
+        t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+        t.add_column("token", overflow="fold")
+        for column in ("weight", "spam count", "ham count", "spam msgs", "ham msgs"):
+            t.add_column(column, justify="right")
+        for row in rows:
+            if row.get("weight") is None:
+                t.add_row(row["token"], "(not in model)", "", "", "", "")
+                continue
+            t.add_row(row["token"], f"{row['weight']:+.3f}", f"{row['spam_count']:,}",
+                      f"{row['ham_count']:,}", f"{row['spam_messages']:,}", f"{row['ham_messages']:,}")
+        console.print()
+        console.print(t)
+
+    if looked_up:
+        table("tokens", spam_rows)
+    else:
+        table("top spam keywords", spam_rows)
+        table("top ham keywords", ham_rows)
+
+
+def main(argv=None) -> None:
+    """Entry point: every failure is one line on stderr and a documented status."""
+    try:
+        cli.main(args=argv, prog_name="spamnb", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.UsageError as error:
+        error.show()
+        sys.exit(EXIT_USAGE)
+    except click.Abort:
+        click.echo("spamnb: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except SpamnbError as error:
+        click.echo(f"spamnb: {error}", err=True)
+        sys.exit(error.exit_status)
+    except KeyboardInterrupt:
+        click.echo("spamnb: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        # The reader went away (`spamnb classify dir | head`): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(EXIT_USAGE if error.exit_code == 2 else error.exit_code)
+    except Exception as error:  # a bug: still one line, the traceback on request
+        if os.environ.get("SPAMNB_DEBUG"):
+            raise
+        click.echo(f"spamnb: internal error: {type(error).__name__}: {error} "
+                   "(set SPAMNB_DEBUG=1 for the traceback, and please report it)", err=True)
+        sys.exit(EXIT_INTERNAL)
+
+
+if __name__ == "__main__":
+    main()

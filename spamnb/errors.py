@@ -1,0 +1,38 @@
+"""Errors the library raises on purpose, and the exit status each maps to.
+
+The statuses are chosen so a mail-server script can tell them apart from the
+bogofilter-style verdict codes (0 spam, 1 ham, 2 unsure) that `classify
+--exit-code` uses; 3 is also bogofilter's own "error" status, so a procmail
+recipe written for bogofilter treats a broken model the same way.
+"""
+
+EXIT_OK = 0
+EXIT_MODEL_ERROR = 3     # model missing, unreadable, corrupt, foreign or too new
+EXIT_INPUT_ERROR = 4     # a path given does not exist, or nothing in it could be read
+EXIT_USAGE = 64          # bad command line (EX_USAGE from sysexits.h)
+EXIT_INTERNAL = 70       # a bug in spamnb (EX_SOFTWARE); the message asks for a report
+EXIT_INTERRUPTED = 130   # SIGINT, as shells report it
+
+
+class SpamnbError(Exception):
+    """Base class: a failure that is reported as one line, never a traceback."""
+
+    exit_status = EXIT_INTERNAL
+
+
+class ModelError(SpamnbError):
+    """The model file cannot be used: missing, corrupt, foreign or too new."""
+
+    exit_status = EXIT_MODEL_ERROR
+
+
+class InputError(SpamnbError):
+    """Mail to read cannot be found or none of it can be read."""
+
+    exit_status = EXIT_INPUT_ERROR
+
+
+class OptionError(SpamnbError):
+    """Options that do not fit together or a value out of range."""
+
+    exit_status = EXIT_USAGE

@@ -1,0 +1,144 @@
+"""Decoding one raw message into the text, links and attachment names it carries.
+
+Everything the tokenizer needs comes out of `decode_message`: header values
+with RFC 2047 words and raw 8-bit bytes turned into text, every text part
+transfer-decoded and charset-decoded, HTML reduced to visible text, and the
+type and file name of each attachment (never its bytes).
+"""
+
+from __future__ import annotations
+
+import binascii
+import email.parser
+import email.policy
+import re
+from dataclasses import dataclass, field
+
+from .charsets import decode_text
+from .htmltext import html_to_text
+
+# Bounds that keep a hostile message from costing unbounded time: parts past
+# these are not read.  Real mail in the shared corpora stays far below them
+# (deepest nesting 5, most parts 41).
+MAX_PARTS = 500
+MAX_DEPTH = 50
+
+
+@dataclass
+class DecodedMessage:
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    """(lower-case field name, decoded value) for each top-level header, in order."""
+    texts: list[str] = field(default_factory=list)
+    """Decoded text of each text part; HTML parts reduced to their visible text."""
+    urls: list[str] = field(default_factory=list)
+    """Link and image targets found in HTML parts."""
+    attachments: list[tuple[str, str]] = field(default_factory=list)
+    """(content type, file name or "") of each non-text part."""
+    parse_failed: bool = False
+    """The MIME structure could not be parsed; the raw bytes were read as text."""
+
+
+_PARSER = email.parser.BytesParser(policy=email.policy.compat32)
+
+
+def decode_message(raw: bytes) -> DecodedMessage:
+    """Decode a raw RFC 5322 message.  Never raises on bad input."""
+    try:
+        message = _PARSER.parsebytes(raw)
+        result = DecodedMessage(headers=[
+            (name.lower(), decode_header_value(value)) for name, value in message._headers
+        ])
+        _read_parts(message, result)
+        return result
+    except Exception:  # the email package raises a wide variety on broken input
+        pass
+    return DecodedMessage(texts=[decode_text(raw)], parse_failed=True)
+
+
+def _read_parts(message, result: DecodedMessage) -> None:
+    # Iterative walk with explicit bounds instead of Message.walk(), which
+    # recurses and has no limit on depth or breadth.
+    stack = [(message, 0)]
+    seen = 0
+    while stack and seen < MAX_PARTS:
+        part, depth = stack.pop()
+        seen += 1
+        payload = part.get_payload()
+        if isinstance(payload, list):
+            if depth < MAX_DEPTH:
+                stack.extend((child, depth + 1) for child in reversed(payload))
+            continue
+        ctype = part.get_content_type()
+        disposition = (part.get("Content-Disposition") or "").lower()
+        filename = _filename(part)
+        if ctype.startswith("text/") and not disposition.startswith("attachment"):
+            body = part.get_payload(decode=True) or b""
+            text = decode_text(body, part.get_content_charset())
+            if ctype == "text/html":
+                text, urls = html_to_text(text)
+                result.urls.extend(urls)
+            result.texts.append(text)
+        elif ctype.startswith("message/") and not isinstance(payload, list):
+            result.texts.append(decode_text(_as_bytes(payload)))
+        else:
+            result.attachments.append((ctype, filename))
+
+
+def _filename(part) -> str:
+    try:
+        name = part.get_filename() or ""
+    except Exception:
+        return ""
+    if isinstance(name, tuple):  # RFC 2231 value the email package could not decode
+        name = name[2]
+    return decode_header_value(str(name))
+
+
+def _as_bytes(value) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    return str(value).encode("ascii", "surrogateescape")
+
+
+_ENCODED_WORD = re.compile(rb"=\?([^?\s]+)\?([bBqQ])\?([^?\s]*)\?=")
+_BETWEEN_WORDS = re.compile(rb"[ \t\r\n]*")
+
+
+def decode_header_value(value) -> str:
+    """Decode a header value: RFC 2047 encoded words and raw 8-bit bytes.
+
+    The email package gives up on a whole header (charset "unknown-8bit") as
+    soon as it holds one raw 8-bit byte, which Chinese mail does constantly, so
+    encoded words are decoded here from the raw bytes.
+    """
+    if isinstance(value, str):
+        data = value.encode("ascii", "surrogateescape")
+    elif isinstance(value, bytes):
+        data = value
+    else:  # email.header.Header, seen when a header was set programmatically
+        data = str(value).encode("utf-8", "surrogateescape")
+    data = data.replace(b"\r\n", b"\n").replace(b"\n\t", b" ").replace(b"\n ", b" ")
+    if b"=?" not in data:
+        return decode_text(data)
+    out: list[str] = []
+    position = 0
+    previous_was_word = False
+    for match in _ENCODED_WORD.finditer(data):
+        gap = data[position:match.start()]
+        # RFC 2047 6.2: white space between adjacent encoded words is dropped.
+        if gap and not (previous_was_word and _BETWEEN_WORDS.fullmatch(gap)):
+            out.append(decode_text(gap))
+        charset, encoding, encoded = match.groups()
+        charset = charset.split(b"*", 1)[0].decode("ascii", "replace")  # RFC 2231 language tag
+        try:
+            if encoding in b"bB":
+                decoded = binascii.a2b_base64(encoded + b"=" * (-len(encoded) % 4))
+            else:
+                decoded = binascii.a2b_qp(encoded, header=True)
+            out.append(decode_text(decoded, charset))
+        except (binascii.Error, ValueError):
+            out.append(decode_text(match.group(0)))
+        position = match.end()
+        previous_was_word = True
+    out.append(decode_text(data[position:]))
+    return "".join(out).strip()

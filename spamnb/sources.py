@@ -1,0 +1,169 @@
+"""Reading mail sources: directory trees, Maildirs, mbox files, single files, stdin.
+
+`read_messages(path)` yields every message found under a path as raw bytes
+with an origin string (the file path, `FILE#N` for the Nth message of an
+mbox, `-` for stdin).  Anything that cannot be read is recorded in the
+`skipped` list the caller passes and reading goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .errors import InputError
+
+# Bytes of one message that are read; the rest is ignored.  Mail this large is
+# attachments, and a cap keeps a hostile 1 GB message from costing 1 GB.
+MAX_MESSAGE_BYTES = 10 * 1024 * 1024
+
+# An mbox separator is "From " + sender + date.  Requiring the hh:mm of the
+# date keeps an unescaped body line such as "From there we walked" (mboxo
+# writers do not escape) from splitting a message.
+_FROM_LINE = re.compile(rb"From \S*.*\d\d?:\d\d")
+_ESCAPED_FROM = re.compile(rb"^>+From ")
+_HEADER_LINE = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
+
+
+@dataclass(frozen=True)
+class RawMessage:
+    origin: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Skipped:
+    origin: str
+    reason: str
+
+
+def looks_like_mail(data: bytes) -> bool:
+    """True when the first line is a header field or an mbox From_ line."""
+    first = data.lstrip(b"\r\n")[:1000]
+    return bool(_HEADER_LINE.match(first)) or first.startswith(b"From ")
+
+
+def read_messages(path: str, skipped: list[Skipped], max_bytes: int = MAX_MESSAGE_BYTES) -> Iterator[RawMessage]:
+    """Every message under `path`; raises InputError only if `path` itself is missing."""
+    if path == "-":
+        yield RawMessage("-", read_stdin(max_bytes))
+        return
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"no such file or directory: {display(path)}") from None
+    except OSError as error:
+        raise InputError(f"cannot read {display(path)}: {error.strerror or error}") from None
+    if stat.S_ISDIR(info.st_mode):
+        yield from _read_tree(path, skipped, max_bytes)
+    else:
+        yield from _read_file(path, skipped, max_bytes)
+
+
+def read_stdin(max_bytes: int = MAX_MESSAGE_BYTES) -> bytes:
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        raise InputError("standard input is closed; give a message file or pipe one in")
+    if stream.isatty():
+        raise InputError("standard input is a terminal; give a message file or pipe one in")
+    data = stream.buffer.read(max_bytes)
+    # Drain what is past the cap so the writer of a pipe does not get SIGPIPE.
+    while stream.buffer.read(1 << 16):
+        pass
+    return data
+
+
+def is_maildir(path: str) -> bool:
+    return os.path.isdir(os.path.join(path, "cur")) or os.path.isdir(os.path.join(path, "new"))
+
+
+def _read_tree(top: str, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
+    # Directory symlinks are not followed (no loops); hidden entries and the
+    # tmp/ of a Maildir (deliveries in progress) are not mail.
+    def on_error(error: OSError) -> None:
+        skipped.append(Skipped(display(error.filename or top), error.strerror or str(error)))
+
+    for directory, subdirectories, files in os.walk(top, onerror=on_error):
+        in_maildir = "cur" in subdirectories or "new" in subdirectories
+        subdirectories[:] = sorted(d for d in subdirectories
+                                   if not d.startswith(".") and not (in_maildir and d == "tmp"))
+        for name in sorted(files):
+            if not name.startswith("."):
+                yield from _read_file(os.path.join(directory, name), skipped, max_bytes)
+
+
+def _read_file(path: str, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            # A FIFO or device would block or never end; only plain files are mail.
+            skipped.append(Skipped(display(path), "not a regular file"))
+            return
+        with open(path, "rb") as handle:
+            head = handle.read(5)
+            handle.seek(0)
+            if head == b"From ":
+                yield from _read_mbox(path, handle, max_bytes)
+                return
+            data = handle.read(max_bytes)
+    except OSError as error:
+        skipped.append(Skipped(display(path), error.strerror or str(error)))
+        return
+    if not data.strip():
+        skipped.append(Skipped(display(path), "empty file"))
+        return
+    yield RawMessage(path, data)
+
+
+def _read_mbox(path: str, handle, max_bytes: int) -> Iterator[RawMessage]:
+    lines: list[bytes] = []
+    size = 0
+    number = 0
+    previous_blank = True
+    for line in handle:
+        if previous_blank and line.startswith(b"From ") and _FROM_LINE.match(line):
+            if number:
+                yield RawMessage(f"{path}#{number}", b"".join(lines))
+            number += 1
+            lines, size = [], 0
+            previous_blank = False
+            continue
+        previous_blank = line in (b"\n", b"\r\n")
+        if size < max_bytes:
+            if line.startswith(b">") and _ESCAPED_FROM.match(line):
+                line = line[1:]  # mboxrd: one level of quoting was added on writing
+            lines.append(line)
+            size += len(line)
+    if number:
+        # A file holding one message after a From_ line is a message file
+        # (procmail and the SpamAssassin corpus write them), named by its path.
+        yield RawMessage(path if number == 1 else f"{path}#{number}", b"".join(lines))
+
+
+def count_messages(path: str) -> int:
+    """How many messages `read_messages` will yield, about (for progress bars)."""
+    if path == "-":
+        return 1
+    if os.path.isdir(path):
+        total = 0
+        for directory, subdirectories, files in os.walk(path):
+            subdirectories[:] = [d for d in subdirectories if not d.startswith(".") and d != "tmp"]
+            total += sum(1 for name in files if not name.startswith("."))
+        return total
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(5) != b"From ":
+                return 1
+            handle.seek(0)
+            return sum(1 for line in handle if line.startswith(b"From ") and _FROM_LINE.match(line))
+    except OSError:
+        return 1
+
+
+def display(path: str) -> str:
+    """A path as text that can be printed, whatever bytes its name holds."""
+    return os.fsencode(path).decode("utf-8", "replace") if isinstance(path, str) else str(path)

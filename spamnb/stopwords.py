@@ -1,0 +1,33 @@
+"""Built-in stop-word lists, and reading a user's own list."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from .errors import InputError
+
+
+def _parse(text: str) -> frozenset[str]:
+    words = set()
+    for line in text.splitlines():
+        word = line.split("#", 1)[0].strip().casefold()
+        if word:
+            words.add(word)
+    return frozenset(words)
+
+
+def builtin() -> frozenset[str]:
+    """The English and Chinese lists shipped with spamnb."""
+    data = resources.files("spamnb") / "data"
+    return _parse((data / "stopwords_en.txt").read_text("utf-8")) | _parse(
+        (data / "stopwords_zh.txt").read_text("utf-8")
+    )
+
+
+def read_file(path: str | Path) -> frozenset[str]:
+    """One word per line, UTF-8; `#` starts a comment."""
+    try:
+        return _parse(Path(path).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read stop-word file {path}: {error}") from None

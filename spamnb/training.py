@@ -1,0 +1,101 @@
+"""Training: mail sources → decoded messages → tokens → counts → model."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .counts import HAM, LABELS, SPAM, TokenCounts
+from .errors import InputError
+from .message import decode_message
+from .model import Model, TrainOptions, today
+from .scoring import Cutoffs
+from .sources import Skipped, count_messages, display, looks_like_mail, read_messages
+from .tokens import message_tokens
+
+# Messages tokenized before their counts are added in one vectorised step.
+BATCH_SIZE = 500
+
+
+@dataclass
+class TrainReport:
+    messages: dict[str, int] = field(default_factory=lambda: {"spam": 0, "ham": 0})
+    skipped: list[Skipped] = field(default_factory=list)
+    vocabulary: int = 0
+    seconds: float = 0.0
+
+
+def labelled_folder(folder: str) -> tuple[list[str], list[str]]:
+    """The `spam/` and `ham/` sources inside a training folder."""
+    spam, ham = os.path.join(folder, "spam"), os.path.join(folder, "ham")
+    missing = [p for p in (spam, ham) if not os.path.exists(p)]
+    if missing:
+        raise InputError(f"{display(folder)} needs spam/ and ham/ inside "
+                         f"(missing: {', '.join(display(m) for m in missing)}); "
+                         "or name sources with --spam PATH and --ham PATH")
+    return [spam], [ham]
+
+
+def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], options: TrainOptions,
+                  report: TrainReport, progress: Callable[[str], None] | None = None,
+                  sign: int = 1) -> None:
+    """Add (or with sign=-1 remove) every message under the labelled paths."""
+    day = today()
+    documents: list[list[str]] = []
+    labels: list[int] = []
+
+    def flush():
+        counts.add(documents, labels, sign=sign, day=day)
+        documents.clear()
+        labels.clear()
+
+    for label, path in sources:
+        for raw in read_messages(path, report.skipped):
+            if progress:
+                progress(raw.origin)
+            if not looks_like_mail(raw.data):
+                report.skipped.append(Skipped(display(raw.origin), "not a mail message (no header)"))
+                continue
+            documents.append(message_tokens(decode_message(raw.data), options.tokenizer))
+            labels.append(label)
+            report.messages[LABELS[label]] += 1
+            if len(documents) >= BATCH_SIZE:
+                flush()
+    flush()
+
+
+def check_paths(paths: Sequence[str]) -> None:
+    for path in paths:
+        if path != "-" and not os.path.exists(path):
+            raise InputError(f"no such file or directory: {display(path)}")
+
+
+def expected_messages(paths: Sequence[str]) -> int:
+    return sum(count_messages(path) for path in paths)
+
+
+def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,
+          cutoffs: Cutoffs | None = None,
+          progress: Callable[[str], None] | None = None) -> tuple[Model, TrainReport]:
+    """Train a model on the messages under the `spam` and `ham` paths.
+
+    Unreadable files are listed in the report and skipped.  Raises InputError
+    when a path does not exist or a class ends up with no message.
+    """
+    options = options or TrainOptions()
+    check_paths([*spam, *ham])
+    started = time.perf_counter()
+    counts = TokenCounts()
+    report = TrainReport()
+    sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
+    count_sources(counts, sources, options, report, progress)
+    empty = [name for name in ("spam", "ham") if report.messages[name] == 0]
+    if empty:
+        raise InputError(f"no {' and no '.join(empty)} messages could be read; "
+                         "naive Bayes needs examples of both classes")
+    model = Model.from_counts(counts, options, cutoffs)
+    report.vocabulary = model.vocabulary_size
+    report.seconds = time.perf_counter() - started
+    return model, report

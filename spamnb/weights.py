@@ -1,0 +1,93 @@
+"""From counts to per-token log-odds weights, for each event model.
+
+Every event model here scores a message x as a sum over the tokens it holds:
+
+    log-odds(x) = log P(spam | x) - log P(ham | x) = b + Σ_w x_w · λ_w
+
+with a bias b and a weight λ_w per token; x_w is the token's count in the
+message (multinomial) or 1 if present (Bernoulli, mixed).  Tokens the model
+never saw contribute nothing.  With additive smoothing α (α = 1 is Laplace,
+0 < α < 1 Lidstone), vocabulary size V, message counts M_c, occurrence
+counts N_cw and document counts D_cw (see counts.py):
+
+multinomial   θ_cw = (N_cw + α) / (Σ_v N_cv + α V)
+              λ_w  = log θ_spam,w - log θ_ham,w
+              b    = log M_spam - log M_ham
+
+bernoulli     p_cw = (D_cw + α) / (M_c + 2α)
+              log P(x | c) = Σ_w [x_w log p_cw + (1 - x_w) log(1 - p_cw)]
+                           = Σ_w log(1 - p_cw) + Σ_w x_w logit(p_cw)
+              λ_w  = logit p_spam,w - logit p_ham,w
+              b    = log M_spam - log M_ham + Σ_w [log(1 - p_spam,w) - log(1 - p_ham,w)]
+              The absent-token terms are folded into b, so scoring still
+              touches only the tokens a message holds.
+
+mixed         θ as multinomial (counts when training), x_w ∈ {0, 1} when
+              scoring; λ and b as multinomial.
+
+These equal scikit-learn's `feature_log_prob_[1] - feature_log_prob_[0]`
+(MultinomialNB, BernoulliNB) and the difference of its joint log likelihoods,
+which the tests check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .counts import HAM, SPAM, TokenCounts
+
+EVENT_MODELS = ("multinomial", "bernoulli", "mixed")
+
+
+@dataclass
+class Weights:
+    weights: np.ndarray
+    """λ_w for every token of the vocabulary, float64."""
+    bias: float
+    """b: the log-odds of a message with no known token."""
+    presence: bool
+    """True when a token counts once however often it occurs (Bernoulli, mixed)."""
+
+
+def check_trainable(counts: TokenCounts) -> None:
+    missing = [name for name, c in (("spam", SPAM), ("ham", HAM)) if counts.messages[c] <= 0]
+    if missing:
+        raise ValueError(f"the model has no {' and no '.join(missing)} messages; "
+                         "naive Bayes needs examples of both classes")
+
+
+def class_log_prior(counts: TokenCounts) -> np.ndarray:
+    """log π_c = log M_c - log Σ M."""
+    return np.log(counts.messages) - np.log(counts.messages.sum())
+
+
+def feature_log_prob(counts: TokenCounts, event_model: str, alpha: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """(log θ or log p, log(1 - p) for Bernoulli else None), each of shape (2, V)."""
+    if not alpha > 0:
+        raise ValueError("alpha must be > 0 (1 is Laplace smoothing)")
+    if event_model in ("multinomial", "mixed"):
+        smoothed = counts.occurrences + alpha
+        return np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True)), None
+    if event_model == "bernoulli":
+        denominator = np.log(counts.messages + 2.0 * alpha)[:, None]
+        log_present = np.log(counts.documents + alpha) - denominator
+        # log(1 - p) computed from the complementary count, not 1 - exp(log p),
+        # so a token seen in nearly every message keeps its precision.
+        log_absent = np.log(counts.messages[:, None] - counts.documents + alpha) - denominator
+        return log_present, log_absent
+    raise ValueError(f"unknown event model {event_model!r}; choose one of {', '.join(EVENT_MODELS)}")
+
+
+def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float) -> Weights:
+    """λ and b of the formulas above, vectorised over the vocabulary."""
+    check_trainable(counts)
+    log_prior = class_log_prior(counts)
+    bias = float(log_prior[SPAM] - log_prior[HAM])
+    log_present, log_absent = feature_log_prob(counts, event_model, alpha)
+    weights = log_present[SPAM] - log_present[HAM]
+    if log_absent is not None:
+        weights -= log_absent[SPAM] - log_absent[HAM]
+        bias += float((log_absent[SPAM] - log_absent[HAM]).sum())
+    return Weights(weights=weights, bias=bias, presence=event_model != "multinomial")
