@@ -1,0 +1,47 @@
+# Every target installs what it needs into .venv first, so `make demo` and
+# `make test` work on a fresh machine with only Python 3.11+ and make.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+DEMO   := .demo
+MODEL  := $(DEMO)/model.spamnb
+
+.PHONY: demo test install install-test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+demo: $(VENV)/.installed
+	@mkdir -p $(DEMO)
+	@echo "== train on sample_data/mail (spam/ and ham/)"
+	$(BIN)/spamnb train sample_data/mail --model $(MODEL)
+	@echo
+	@echo "== classify mail it has not seen: an mbox of spam and a Maildir of ham"
+	$(BIN)/spamnb classify --model $(MODEL) sample_data/mbox/spam.mbox sample_data/maildir/ham
+	@echo
+	@echo "== why: the tokens behind one verdict"
+	$(BIN)/spamnb classify --model $(MODEL) --explain --top 8 - < sample_data/mbox/spam.mbox
+	@echo
+	@echo "== what the model learned"
+	$(BIN)/spamnb inspect --model $(MODEL) --top 12
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python bench/ablate.py
+
+clean:
+	rm -rf $(VENV) $(DEMO) .pytest_cache build *.egg-info

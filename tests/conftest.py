@@ -1,0 +1,37 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data"
+CORPORA = Path(os.environ.get("SPAMNB_CORPORA", ROOT.parent / "shared" / "corpora"))
+
+
+def corpus(name: str) -> Path:
+    """A shared corpus folder, or skip the test when this checkout has none."""
+    path = CORPORA / name
+    if not (path / "spam").is_dir() or not (path / "ham").is_dir():
+        pytest.skip(f"corpus {name} not present at {path}")
+    return path
+
+
+def run_spamnb(*args, input: bytes | None = None, env: dict | None = None, timeout: float = 300):
+    """Run the real command line in a fresh process; returns CompletedProcess (bytes)."""
+    full_env = dict(os.environ)
+    full_env.pop("SPAMNB_MODEL", None)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "spamnb", *map(str, args)], input=input,
+                          capture_output=True, env=full_env, timeout=timeout,
+                          stdin=None if input is not None else subprocess.DEVNULL)
+
+
+@pytest.fixture(scope="session")
+def sample_model(tmp_path_factory) -> Path:
+    """A model trained once on sample_data/mail by the command line."""
+    path = tmp_path_factory.mktemp("model") / "sample.spamnb"
+    result = run_spamnb("train", SAMPLE / "mail", "--model", path, "-q")
+    assert result.returncode == 0, result.stderr.decode()
+    return path

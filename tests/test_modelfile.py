@@ -1,0 +1,129 @@
+"""The model file: round trip, atomic replacement, and refusal of damaged files."""
+
+import os
+import struct
+
+import numpy as np
+import pytest
+
+from conftest import run_spamnb
+from spamnb import modelfile
+from spamnb.counts import TokenCounts
+from spamnb.errors import ModelError
+from spamnb.model import Model, TrainOptions
+from spamnb.modelfile import PREFIX, build_hash_slots, hash_size_for
+from spamnb.scoring import Cutoffs, WeightTable
+from spamnb.tokens import TokenizerOptions
+
+
+def small_model(extra_token="viagra"):
+    counts = TokenCounts()
+    counts.add([["cheap", extra_token, "发票", "cheap"], ["meeting", "notes", "发票"], ["lunch"]], [1, 0, 0])
+    options = TrainOptions("bernoulli", 0.5, TokenizerOptions(headers=("subject",), stopwords=frozenset({"the"})))
+    return Model.from_counts(counts, options, Cutoffs(spam=0.9, ham=0.2))
+
+
+def test_round_trip_keeps_counts_options_weights_and_cutoffs(tmp_path):
+    model = small_model()
+    path = tmp_path / "m.spamnb"
+    model.save(path)
+    loaded = Model.load(path)
+    assert loaded.options == model.options
+    assert loaded.cutoffs == Cutoffs(spam=0.9, ham=0.2)
+    assert loaded.bias == model.bias
+    np.testing.assert_array_equal(loaded.weights, model.weights)
+    np.testing.assert_array_equal(loaded.counts.occurrences, model.counts.occurrences)
+    np.testing.assert_array_equal(loaded.counts.documents, model.counts.documents)
+    np.testing.assert_array_equal(loaded.counts.messages, [2, 1])
+    assert loaded.counts.tokens == model.counts.tokens
+    for token in ("cheap", "发票", "lunch"):
+        assert loaded.lookup(token) == model.lookup(token)
+    assert loaded.lookup("absent") is None
+    tokens = ["cheap", "发票", "nothing"]
+    assert loaded.score_tokens(tokens).log_odds == model.score_tokens(tokens).log_odds
+
+
+def test_hash_index_finds_every_token_of_a_large_vocabulary():
+    tokens = [f"token{i}" for i in range(20000)] + ["发票", "subject:免费", ""]
+    encoded = [t.encode() for t in tokens]
+    size = hash_size_for(len(tokens))
+    slots = build_hash_slots(encoded, size)
+    offsets = np.zeros(len(tokens) + 1, dtype="<u4")
+    offsets[1:] = np.cumsum([len(e) for e in encoded])
+    table = WeightTable(offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8),
+                        np.arange(len(tokens), dtype="<f8"), slots, size)
+    assert all(table.index(t) == i for i, t in enumerate(tokens))
+    assert table.index("token20000") == -1 and table.index("发") == -1
+
+
+def test_failed_write_leaves_the_old_model_and_no_temp_file(tmp_path, monkeypatch):
+    path = tmp_path / "m.spamnb"
+    small_model().save(path)
+    before = path.read_bytes()
+
+    def exploding_fsync(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(modelfile.os, "fsync", exploding_fsync)
+    with pytest.raises(OSError):
+        small_model("lottery").save(path)
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["m.spamnb"]
+    assert Model.load(path).lookup("viagra") is not None
+
+
+def test_replacing_keeps_permissions_and_new_models_are_private(tmp_path):
+    path = tmp_path / "m.spamnb"
+    small_model().save(path)
+    assert (path.stat().st_mode & 0o777) == 0o600
+    os.chmod(path, 0o640)
+    small_model("lottery").save(path)
+    assert (path.stat().st_mode & 0o777) == 0o640
+
+
+def damaged(tmp_path, name, mutate):
+    path = tmp_path / "m.spamnb"
+    small_model().save(path)
+    data = bytearray(path.read_bytes())
+    bad = tmp_path / name
+    bad.write_bytes(bytes(mutate(data)))
+    return bad
+
+
+def flip_last_byte(data):
+    data[-3] ^= 0x10
+    return data
+
+
+def newer_version(data):
+    data[8:12] = struct.pack("<I", 99)
+    return data
+
+
+@pytest.mark.parametrize("name,mutate,message", [
+    ("truncated", lambda d: d[: len(d) // 2], "truncated"),
+    ("bitflip", flip_last_byte, "corrupt"),
+    ("header-flip", lambda d: d[:40] + bytes([d[40] ^ 1]) + d[41:], "corrupt"),
+    ("foreign", lambda d: b"SQLite format 3\0" + d[16:], "not a spamnb model"),
+    ("empty", lambda d: b"", "not a spamnb model"),
+    ("newer", newer_version, "newer than this spamnb"),
+])
+def test_damaged_files_are_refused_with_one_line(tmp_path, name, mutate, message):
+    bad = damaged(tmp_path, name, mutate)
+    with pytest.raises(ModelError, match=message):
+        Model.load(bad)
+    result = run_spamnb("inspect", "--model", bad)
+    assert result.returncode == 3
+    stderr = result.stderr.decode()
+    assert message in stderr and stderr.count("\n") == 1 and "Traceback" not in stderr
+
+
+def test_missing_model_is_a_model_error(tmp_path):
+    result = run_spamnb("classify", "--model", tmp_path / "nope.spamnb", input=b"Subject: hi\n\nhello\n")
+    assert result.returncode == 3
+    assert b"no model at" in result.stderr and b"spamnb train" in result.stderr
+
+
+def test_prefix_layout_is_stable():
+    # Readers in other languages rely on this: magic, version, flags, lengths, CRCs.
+    assert PREFIX.size == 32 and modelfile.MAGIC == b"SPAMNB\x1a\n"

@@ -1,0 +1,124 @@
+"""The event models' weights and scores against scikit-learn and a hand computation."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.naive_bayes import BernoulliNB, MultinomialNB
+
+from spamnb.counts import TokenCounts
+from spamnb.model import Model, TrainOptions
+from spamnb.tokens import TokenizerOptions
+from spamnb.weights import log_odds_weights
+
+rng = np.random.default_rng(20261121)
+
+
+def random_corpus(n_messages=300, n_tokens=400):
+    # Zipf-like token frequencies, spam and ham drawing from shifted distributions.
+    X = sp.random(n_messages, n_tokens, density=0.05, random_state=7, format="csr",
+                  data_rvs=lambda k: rng.integers(1, 6, size=k)).astype(np.int64)
+    y = (rng.random(n_messages) < 0.4).astype(int)
+    X = X.tolil()
+    X[y == 1, :40] = X[y == 1, :40] + sp.random(int(y.sum()), 40, density=0.3, random_state=3,
+                                                data_rvs=lambda k: rng.integers(1, 4, size=k))
+    X = X.tocsr().astype(np.int64)
+    X.data = np.round(X.data).astype(np.int64)
+    tokens = [f"t{i}" for i in range(n_tokens)]
+    return tokens, X, y
+
+
+def jll_difference(estimator, X):
+    jll = estimator.predict_joint_log_proba(X)
+    return jll[:, 1] - jll[:, 0]
+
+
+def score_rows(model: Model, X, tokens):
+    out = []
+    for row in X:
+        bag = []
+        for index, value in zip(row.indices, row.data):
+            bag.extend([tokens[index]] * int(value))
+        out.append(model.score_tokens(bag).log_odds)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.1, 2.5])
+def test_multinomial_matches_sklearn(alpha):
+    tokens, X, y = random_corpus()
+    counts = TokenCounts.from_matrix(tokens, X, y)
+    ours = log_odds_weights(counts, "multinomial", alpha)
+    oracle = MultinomialNB(alpha=alpha, force_alpha=True).fit(X, y)
+    np.testing.assert_allclose(ours.weights, oracle.feature_log_prob_[1] - oracle.feature_log_prob_[0],
+                               rtol=1e-12, atol=1e-12)
+    model = Model.from_counts(counts, TrainOptions("multinomial", alpha, TokenizerOptions()))
+    np.testing.assert_allclose(score_rows(model, X[:50], tokens), jll_difference(oracle, X[:50]),
+                               rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.3])
+def test_bernoulli_matches_sklearn_including_absent_tokens(alpha):
+    tokens, X, y = random_corpus()
+    counts = TokenCounts.from_matrix(tokens, X, y)
+    ours = log_odds_weights(counts, "bernoulli", alpha)
+    oracle = BernoulliNB(alpha=alpha, force_alpha=True, binarize=0.0).fit(X, y)
+    log_p = oracle.feature_log_prob_
+    log_q = np.log1p(-np.exp(log_p))
+    np.testing.assert_allclose(ours.weights, (log_p[1] - log_q[1]) - (log_p[0] - log_q[0]), rtol=1e-9)
+    model = Model.from_counts(counts, TrainOptions("bernoulli", alpha, TokenizerOptions()))
+    # The bias folds in Σ_w log(1 - p_cw), so the sum over present tokens alone
+    # must give sklearn's full joint log likelihood difference.
+    np.testing.assert_allclose(score_rows(model, X[:50], tokens), jll_difference(oracle, X[:50]),
+                               rtol=1e-9, atol=1e-8)
+
+
+def test_mixed_is_multinomial_training_with_presence_scoring():
+    tokens, X, y = random_corpus()
+    counts = TokenCounts.from_matrix(tokens, X, y)
+    oracle = MultinomialNB(alpha=1.0, force_alpha=True).fit(X, y)
+    present = (X[:50] > 0).astype(np.int64)
+    model = Model.from_counts(counts, TrainOptions("mixed", 1.0, TokenizerOptions()))
+    np.testing.assert_allclose(model.weights, oracle.feature_log_prob_[1] - oracle.feature_log_prob_[0],
+                               rtol=1e-12)
+    np.testing.assert_allclose(score_rows(model, X[:50], tokens), jll_difference(oracle, present),
+                               rtol=1e-9, atol=1e-9)
+
+
+def test_hand_computed_multinomial_example():
+    # spam: "free money free"; ham: "money meeting"; Laplace, V = 3 (free, meeting, money)
+    counts = TokenCounts()
+    counts.add([["free", "money", "free"], ["money", "meeting"]], [1, 0])
+    model = Model.from_counts(counts, TrainOptions("multinomial", 1.0, TokenizerOptions()))
+    # θ_spam: free (2+1)/(3+3) = 1/2, money (1+1)/6 = 1/3; θ_ham: free 1/5, money 2/5
+    assert model.lookup("free")["weight"] == pytest.approx(math.log(0.5) - math.log(0.2))
+    assert model.lookup("money")["weight"] == pytest.approx(math.log(1 / 3) - math.log(0.4))
+    score = model.score_tokens(["free", "free", "unknown"])
+    assert score.log_odds == pytest.approx(0.0 + 2 * math.log(2.5))  # equal priors: b = 0
+    assert score.probability == pytest.approx(6.25 / 7.25)
+    assert score.tokens_known == 1 and score.tokens_total == 2
+
+
+def test_counts_match_matrix_statistics():
+    tokens, X, y = random_corpus(80, 60)
+    counts = TokenCounts.from_matrix(tokens, X, y)
+    streamed = TokenCounts()
+    documents = []
+    for row in X:
+        bag = []
+        for index, value in zip(row.indices, row.data):
+            bag.extend([tokens[index]] * int(value))
+        documents.append(bag)
+    streamed.add(documents, list(y))
+    order = [streamed.vocabulary[t] for t in tokens if t in streamed.vocabulary]
+    kept = [i for i, t in enumerate(tokens) if t in streamed.vocabulary]
+    np.testing.assert_array_equal(streamed.occurrences[:, order], counts.occurrences[:, kept])
+    np.testing.assert_array_equal(streamed.documents[:, order], counts.documents[:, kept])
+    np.testing.assert_array_equal(streamed.messages, counts.messages)
+
+
+def test_training_needs_both_classes():
+    counts = TokenCounts()
+    counts.add([["a"]], [1])
+    with pytest.raises(ValueError, match="no ham"):
+        log_odds_weights(counts, "multinomial", 1.0)
