@@ -125,7 +125,10 @@ def decode_header_value(value) -> str:
     encoded words are decoded here from the raw bytes.
     """
     if isinstance(value, str):
-        data = value.encode("ascii", "surrogateescape")
+        # Raw 8-bit bytes arrive as surrogate escapes (the parser's doing) and
+        # go back to bytes; real characters, as in an RFC 2231 file name the
+        # email package already decoded, go to UTF-8, which decode_text reads.
+        data = value.encode("utf-8", "surrogateescape")
     elif isinstance(value, bytes):
         data = value
     else:  # email.header.Header, seen when a header was set programmatically
