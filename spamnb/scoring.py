@@ -29,10 +29,13 @@ class Cutoffs:
         if not (0.0 <= self.ham <= self.spam <= 1.0):
             raise ValueError(f"cutoffs must satisfy 0 <= ham ({self.ham}) <= spam ({self.spam}) <= 1")
 
-    def label(self, probability: float) -> str:
-        if probability >= self.spam:
+    def label(self, log_odds: float) -> str:
+        """The verdict, decided in log-odds: P(spam) rounds to 1.0 past
+        log-odds 37, so comparing probabilities would make a cutoff of 1
+        (never say spam) meaningless."""
+        if log_odds >= logit(self.spam):
             return LABEL_SPAM
-        if probability <= self.ham:
+        if log_odds <= logit(self.ham):
             return LABEL_HAM
         return LABEL_UNSURE
 
@@ -59,6 +62,15 @@ class Score:
     tokens_total: int = 0
     effects: list[TokenEffect] = field(default_factory=list)
     """The known tokens, strongest contribution first (filled when asked to explain)."""
+
+
+def logit(p: float) -> float:
+    """log(p / (1 - p)), with ±infinity at 1 and 0."""
+    if p >= 1.0:
+        return math.inf
+    if p <= 0.0:
+        return -math.inf
+    return math.log(p) - math.log1p(-p)
 
 
 def probability(log_odds: float) -> float:
@@ -132,5 +144,5 @@ def score_tokens(tokens: list[str], table: WeightTable, bias: float, presence: b
     if explain:
         effects.sort(key=lambda effect: -abs(effect.contribution))
     p = probability(log_odds)
-    return Score(log_odds=log_odds, probability=p, label=cutoffs.label(p),
+    return Score(log_odds=log_odds, probability=p, label=cutoffs.label(log_odds),
                  tokens_known=known, tokens_total=len(bag), effects=effects)
