@@ -68,12 +68,16 @@ def read_stdin(max_bytes: int = MAX_MESSAGE_BYTES) -> bytes:
     stream = sys.stdin
     if stream is None or stream.closed:
         raise InputError("standard input is closed; give a message file or pipe one in")
-    if stream.isatty():
-        raise InputError("standard input is a terminal; give a message file or pipe one in")
-    data = stream.buffer.read(max_bytes)
-    # Drain what is past the cap so the writer of a pipe does not get SIGPIPE.
-    while stream.buffer.read(1 << 16):
-        pass
+    try:
+        if stream.isatty():
+            raise InputError("standard input is a terminal; give a message file or pipe one in")
+        data = stream.buffer.read(max_bytes)
+        # Drain what is past the cap so the writer of a pipe does not get SIGPIPE.
+        while stream.buffer.read(1 << 16):
+            pass
+    except (OSError, ValueError) as error:  # EBADF when the descriptor was closed
+        raise InputError(f"standard input is closed or unreadable ({error.strerror or error}); "
+                         "give a message file or pipe one in") from None
     return data
 
 
