@@ -493,7 +493,7 @@ MAIL_SPAM_EN = [
         lang="en", kind="plain", charset="utf-8", cte="base64", mua="php",
         frm=("Jessica", "jessica.m@homeincome-now.example"),
         subject="I made $4,300 last week working from my kitchen table",
-        phrase="working about two hours a day",
+        phrase="about two hours a day",
         text=T("""
             Hi friend,
 
@@ -1865,7 +1865,7 @@ MAIL_HAM_EN = [
         lang="en", kind="mixed-attachment", charset="us-ascii", cte="7bit", mua="apple",
         frm=("Sam Morgan", "sam.morgan@example.net"),
         subject="Photo from the lake trail",
-        phrase="see the heron on the left",
+        phrase="see the heron",
         text=T("""
             Hey,
 
@@ -1907,7 +1907,7 @@ MAIL_HAM_EN = [
         to="Grace Liu <grace.liu@example.com>",
         subject="Q4 vendor invoices – please approve by Friday",
         subj_enc=("utf-8", "Q"),
-        phrase="deep clean after the office move",
+        phrase="after the office move",
         text=T("""
             Hi Grace,
 
@@ -3017,3 +3017,687 @@ MBOX_HAM = [
             """),
     ),
 ]
+
+# --- maildir/spam -----------------------------------------------------------
+# "box" is the Maildir subdirectory; messages in cur/ carry an info suffix.
+
+MAILDIR_SPAM = [
+    dict(
+        box="cur", flags="S",
+        lang="en", kind="plain", charset="us-ascii", cte="7bit", mua="web",
+        frm=("Global Sweepstakes Office", "winners@sweeps-office.invalid"),
+        subject="Second notification: your claim number GS-2025-0419",
+        phrase="one-time processing and courier",
+        text=T("""
+            SECOND NOTIFICATION
+
+            Your email address has been confirmed as a winner in our quarterly
+            international sweepstakes. Prize: USD 250,000.00 and a new car.
+
+            Claim number: GS-2025-0419
+
+            To receive your prize you must pay a one-time processing and courier
+            fee of USD 385. Payment details will be sent after you reply with your
+            full name, address and date of birth.
+
+            Reply within 5 days or the prize will be forfeited.
+
+            Mr. Alan Whitcombe
+            Director of Claims
+            """),
+    ),
+    dict(
+        box="new",
+        lang="zh", kind="plain", charset="gb2312", cte="base64", mua="foxmail",
+        frm=("刘会计", "liukj@kaipiao-fuwu.example"),
+        subject="专业代开发票，诚信经营",
+        phrase="开票点数低",
+        text=T("""
+            您好：
+
+            我公司可代开各地区、各行业发票，开票点数低，所开发票保真可查。
+
+            主要项目：
+              增值税专用发票　　普通发票
+              广告费　运输费　服务费　工程款　会议费　培训费
+
+            如您公司有需要，请来信咨询，我们会尽快回复。
+
+            诚信经营，长期合作。
+            """),
+    ),
+    dict(
+        box="new",
+        lang="en", kind="html", charset="utf-8", cte="base64", mua="bulk",
+        frm=("Designer Bags Outlet", "sale@designer-bags-outlet.example"),
+        subject="Designer-inspired handbags, 85% off this weekend",
+        phrase="hand-stitched leather",
+        html=T("""
+            <html><head><style>
+            h1{font-family:Didot,Georgia,serif;letter-spacing:2px}
+            .price{color:#b30059;font-size:20px}
+            </style></head>
+            <body>
+            <h1>WEEKEND SALE</h1>
+            <p>Designer-inspired handbags with hand-stitched leather and gold-tone hardware.</p>
+            <p class="price">From $59 — was $420</p>
+            <p><img src="http://designer-bags-outlet.example/img/tote.jpg" alt="tote bag" width="280"></p>
+            <p>Totes, clutches &amp; crossbody bags. Dust bag and authenticity card included.</p>
+            <p><a href="http://designer-bags-outlet.example/sale">Shop the sale</a></p>
+            </body></html>
+            """),
+    ),
+    dict(
+        box="cur", flags="S",
+        lang="zh", kind="alternative", charset="gb2312", cte="base64", mua="foxmail7",
+        frm=("网络推广部", "tuiguang@wangluo-tuiguang.example"),
+        subject="企业网络推广，一站式解决获客难题",
+        phrase="精准获取意向客户",
+        text=T("""
+            尊敬的企业负责人：
+
+            您好！我们为中小企业提供一站式网络推广服务，帮助您精准获取意向客户：
+
+              1. 搜索引擎关键词推广
+              2. 短视频平台代运营
+              3. 行业网站信息发布
+              4. 客户线索管理系统
+
+            首月推广费用八折，效果不满意可随时终止合作。
+
+            回复本邮件即可获取免费推广方案。
+            """),
+        html=T("""
+            <html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312"></head>
+            <body>
+            <p>尊敬的企业负责人：</p>
+            <p>您好！我们为中小企业提供一站式网络推广服务，帮助您精准获取意向客户：</p>
+            <ol><li>搜索引擎关键词推广</li><li>短视频平台代运营</li><li>行业网站信息发布</li><li>客户线索管理系统</li></ol>
+            <p><b>首月推广费用八折</b>，效果不满意可随时终止合作。</p>
+            <p>回复本邮件即可获取免费推广方案。</p>
+            </body></html>
+            """),
+    ),
+    dict(
+        # Business e-mail compromise: sounds like ordinary work mail.
+        box="cur", flags="RS",
+        lang="en", kind="plain", charset="us-ascii", cte="7bit", mua="web",
+        frm=("Grace Liu", "grace.liu.office@mailbox.invalid"),
+        to="Alex Morgan <alex.morgan@example.com>",
+        subject="Urgent request - are you at your desk?",
+        phrase="handle a wire transfer",
+        text=T("""
+            Alex,
+
+            I'm in back-to-back meetings all afternoon and can't take calls. I need
+            you to handle a wire transfer to a new supplier before the bank cut-off
+            at 3pm. The invoice is confidential until the deal is announced, so
+            please don't discuss it with the team yet.
+
+            Amount: EUR 18,450.00
+            I'll send the beneficiary details as soon as you confirm you can do it.
+
+            Reply to this address only.
+
+            Grace
+            Sent from my phone
+            """),
+    ),
+    dict(
+        box="new",
+        lang="zh", kind="plain", charset="gb2312", cte="quoted-printable", mua="oe",
+        frm=("康寿健康讲堂", "jiangtang@kangshou-jiankang.example"),
+        subject="免费养生讲座邀请：中老年人如何调理三高",
+        phrase="到场即送鸡蛋一盒",
+        text=T("""
+            尊敬的叔叔阿姨：
+
+            本周日上午九点，“康寿健康讲堂”在社区活动中心举办免费养生讲座，
+            特邀知名养生专家讲解中老年人如何科学调理高血压、高血糖、高血脂。
+
+            讲座现场提供免费量血压、测血糖服务，到场即送鸡蛋一盒。
+            现场还将推荐适合中老年人的深海鱼油和营养品，会员价五折。
+
+            座位有限，请提前回复预约。
+            """),
+    ),
+    dict(
+        box="new",
+        lang="zh", kind="plain", charset="utf-8", cte="8bit", mua="php",
+        frm=("网上银行安全中心", "security@ebank-anquan.example"),
+        from_enc=("utf-8", "B"),
+        subject="【安全提醒】您的银行账户存在异常交易",
+        subj_enc=("utf-8", "B"),
+        phrase="账户将被临时冻结",
+        text=T("""
+            尊敬的客户：
+
+            系统检测到您的账户于今日凌晨在异地发生一笔大额消费（￥9,860.00），
+            如非本人操作，请立即登录以下网址核实身份信息，否则账户将被临时冻结。
+
+            核实地址：http://ebank-anquan.example/verify
+
+            本邮件由系统自动发送，请勿回复。
+            """),
+    ),
+]
+
+# --- maildir/ham ------------------------------------------------------------
+
+MAILDIR_HAM = [
+    dict(
+        box="cur", flags="S",
+        lang="en", kind="plain", charset="us-ascii", cte="7bit", mua="thunderbird",
+        frm=("Felix Wagner", "felix.wagner@example.com"),
+        to="platform-team@example.com",
+        rcpt="alex.morgan@example.com",
+        subject="Deploy window tonight, 22:00-23:00",
+        phrase="roll back by redeploying",
+        text=T("""
+            Hi all,
+
+            Reminder that we deploy release 4.2 tonight between 22:00 and 23:00.
+
+            - Omar runs the database migration first (about 10 minutes).
+            - I'll deploy the services in the usual order and watch the dashboards.
+            - If error rates go above 1% we roll back by redeploying 4.1.3.
+
+            Please keep merges to main frozen until I send the all-clear.
+
+            Felix
+            """),
+    ),
+    dict(
+        box="cur", flags="RS",
+        lang="zh", kind="plain", charset="gb2312", cte="base64", mua="foxmail7",
+        frm=("小周", "zhou.xiaoling@example.com"),
+        to="li.wei@example.com",
+        subject="周末火锅，来不来？",
+        phrase="老地方那家火锅店",
+        text=T("""
+            伟哥：
+
+            周六晚上几个老同事约了吃火锅，还是老地方那家火锅店，七点见。
+            小张刚从外地调回来，正好给他接风。
+
+            你要是来的话跟我说一声，我好订位子。记得叫上嫂子一起！
+
+            小周
+            """),
+    ),
+    dict(
+        box="cur", flags="S",
+        lang="en", kind="mixed-attachment", charset="us-ascii", cte="7bit", mua="php",
+        frm=("Bluesky Rail Travel", "tickets@bluesky-rail.example"),
+        subject="Your e-ticket: Lakeside to Harbour City, 14 March",
+        phrase="Coach 7, seat 42",
+        text=T("""
+            Hello Alex Morgan,
+
+            Thank you for booking with Bluesky Rail. Your e-ticket is attached.
+
+              Booking reference:  BR7Q2K
+              Date:               Friday 14 March 2025
+              Departure:          Lakeside Central 07:42
+              Arrival:            Harbour City 10:15
+              Seat:               Coach 7, seat 42 (window)
+
+            Please show the PDF or the QR code on your phone when asked.
+
+            Have a pleasant journey!
+            """),
+        attach=dict(filename="eticket-BR7Q2K.pdf", ctype="application/pdf",
+                    data=tiny_pdf("Bluesky Rail e-ticket BR7Q2K")),
+    ),
+    dict(
+        box="new",
+        lang="zh", kind="plain", charset="gb2312", cte="8bit", mua="thunderbird",
+        frm=("期刊编辑部", "editor@jisuanji-xuebao.example.org"),
+        to="li.wei@example.com",
+        subject="稿件审稿意见通知（稿件编号：2024-1187）",
+        phrase="小修后录用",
+        text=T("""
+            李伟 老师：
+
+            您好！您投稿的《基于朴素贝叶斯的中英文混合垃圾邮件过滤方法》已完成外审，
+            审稿结论为“小修后录用”。
+
+            审稿人主要意见：
+            1. 请补充与其他分类方法的对比实验；
+            2. 中文分词对结果的影响需要进一步讨论；
+            3. 参考文献格式请按本刊要求修改。
+
+            请于30天内登录投稿系统提交修改稿及修改说明。
+
+            编辑部
+            """),
+    ),
+    dict(
+        box="new",
+        lang="en", kind="alternative", charset="utf-8", cte="quoted-printable", mua="newsletter",
+        frm=("CityBike Share", "receipts@citybike-share.example"),
+        subject="Your ride receipt – 34 minutes, €2.40",
+        subj_enc=("utf-8", "Q"),
+        phrase="Harbour Street to Pine Lake",
+        text=T("""
+            Thanks for riding with CityBike!
+
+            Ride: Harbour Street to Pine Lake
+            Duration: 34 minutes
+            Distance: 7.8 km
+            Charged: €2.40 (monthly pass, overtime fee)
+
+            Your monthly pass includes the first 30 minutes of every ride free.
+
+            Questions? Reply to this email.
+            """),
+        html=T("""
+            <html><body style="font-family:Arial">
+            <h3>Thanks for riding with CityBike!</h3>
+            <table>
+            <tr><td>Ride</td><td>Harbour Street to Pine Lake</td></tr>
+            <tr><td>Duration</td><td>34 minutes</td></tr>
+            <tr><td>Distance</td><td>7.8 km</td></tr>
+            <tr><td>Charged</td><td>€2.40 (monthly pass, overtime fee)</td></tr>
+            </table>
+            <p>Your monthly pass includes the first 30 minutes of every ride free.</p>
+            </body></html>
+            """),
+    ),
+    dict(
+        box="cur", flags="S",
+        lang="zh", kind="plain", charset="utf-8", cte="base64", mua="apple",
+        frm=("刘洋", "liu.yang@lab.univ.example"),
+        from_enc=("utf-8", "B"),
+        to="nlp-lab@lab.univ.example",
+        rcpt="li.wei@example.com",
+        subject="下周组会改到周四",
+        subj_enc=("utf-8", "B"),
+        phrase="改到周四上午十点",
+        text=T("""
+            各位：
+
+            因为周三下午学院有教学检查，下周组会改到周四上午十点，地点还是实验室小会议室。
+
+            这次轮到李伟和王磊汇报，每人二十分钟左右。
+
+            刘洋
+            """),
+    ),
+    dict(
+        box="new",
+        lang="en", kind="plain", charset="utf-8", cte="8bit", mua="apple",
+        frm=("Sam Morgan", "sam.morgan@example.net"),
+        subject="Mom’s 60th – gift ideas?",
+        subj_enc=("utf-8", "Q"),
+        phrase="pottery class voucher",
+        text=T("""
+            Hey,
+
+            Mom’s 60th is in five weeks. I was thinking we could all chip in for
+            something bigger this year instead of three small presents.
+
+            Ideas so far:
+            – a pottery class voucher (she keeps talking about it)
+            – a weekend at that B&B by the lake
+            – new hiking boots, hers are falling apart
+
+            Let me know what you think — I can book whatever we pick.
+
+            Sam
+            """),
+    ),
+]
+
+
+# ---------------------------------------------------------------------------
+# MIME building
+# ---------------------------------------------------------------------------
+
+BODY_ENCODING = {"7bit": None, "8bit": None, "base64": BASE64, "quoted-printable": QP}
+CJK_CHARSETS = {"gb2312", "gbk", "big5"}
+UTC = dt.timezone.utc
+EN_ZONES = [-5, 0, -8, 1]  # UTC offsets used for English senders, in turn
+
+
+def mime_charset(name: str) -> Charset:
+    """An email.charset.Charset whose encoded words carry the MIME name.
+
+    The stock Charset('gb2312') labels encoded words with the Python codec
+    name ("=?eucgb2312_cn?b?...?=") and big5 with "big5_tw"; real mail uses
+    the MIME names, so use those as the codec names (Python knows both).
+    """
+    cs = Charset(name)
+    if name != "us-ascii":
+        cs.input_codec = cs.output_codec = name
+    return cs
+
+
+def encoded_words(text: str, charset: str, enc: str, header_name: str, upper: bool) -> str:
+    """RFC 2047 encode *text*; a leading "Re: "/"Fwd: " stays plain ASCII."""
+    cs = mime_charset(charset)
+    cs.header_encoding = BASE64 if enc == "B" else QP
+    prefix = re.match(r"(?:Re|RE|Fwd|FW): ", text)
+    if prefix:
+        header = Header(prefix.group(0).rstrip(), "us-ascii", header_name=header_name)
+        header.append(text[prefix.end():], cs)
+    else:
+        header = Header(text, cs, header_name=header_name)
+    value = header.encode()
+    if upper:  # Windows mail clients write "=?gb2312?B?...?="
+        value = re.sub(r"(=\?[^?]+\?)([bq])\?", lambda m: m.group(1) + m.group(2).upper() + "?", value)
+    return value
+
+
+def default_encoding(spec: dict, text: str) -> tuple[str, str]:
+    """Charset and B/Q for a non-ASCII header when the spec does not say."""
+    charset = spec["charset"]
+    try:
+        text.encode(charset)
+    except UnicodeEncodeError:
+        charset = "utf-8"
+    return charset, ("B" if charset in CJK_CHARSETS else "Q")
+
+
+def is_ascii(s: str) -> bool:
+    return all(ord(c) < 128 for c in s)
+
+
+def text_part(body: str, subtype: str, charset: str, cte: str) -> MIMEText:
+    cs = mime_charset(charset)
+    cs.body_encoding = BODY_ENCODING[cte]
+    part = MIMEText(body, subtype, cs)
+    if part["Content-Transfer-Encoding"] != cte:
+        raise ValueError(f"asked for {cte}, email chose {part['Content-Transfer-Encoding']}")
+    del part["MIME-Version"]
+    return part
+
+
+def attachment_part(att: dict) -> MIMEBase:
+    maintype, subtype = att["ctype"].split("/")
+    filename = att["filename"]
+    if "filename_charset" in att:  # RFC 2231: filename*=gb2312''%BB%E1...
+        filename = (att["filename_charset"], "", filename)
+    part = MIMEBase(maintype, subtype, name=filename)
+    part.set_payload(att["data"])
+    encoders.encode_base64(part)
+    part.add_header("Content-Disposition", "attachment", filename=filename)
+    del part["MIME-Version"]
+    return part
+
+
+# One helper per structure kind.
+
+def build_plain(spec: dict, boundary: str):
+    return text_part(spec["text"], "plain", spec["charset"], spec["cte"])
+
+
+def build_html(spec: dict, boundary: str):
+    return text_part(spec["html"], "html", spec["charset"], spec["cte"])
+
+
+def build_alternative(spec: dict, boundary: str):
+    msg = MIMEMultipart("alternative", boundary=boundary, _subparts=[
+        text_part(spec["text"], "plain", spec["charset"], spec["cte"]),
+        text_part(spec["html"], "html", spec["charset"], spec["cte"]),
+    ])
+    msg.preamble = "This is a multi-part message in MIME format."
+    return msg
+
+
+def build_mixed_attachment(spec: dict, boundary: str):
+    msg = MIMEMultipart("mixed", boundary=boundary, _subparts=[
+        text_part(spec["text"], "plain", spec["charset"], spec["cte"]),
+        attachment_part(spec["attach"]),
+    ])
+    msg.preamble = "This is a multi-part message in MIME format."
+    return msg
+
+
+BUILDERS = {
+    "plain": build_plain,
+    "html": build_html,
+    "alternative": build_alternative,
+    "mixed-attachment": build_mixed_attachment,
+}
+
+
+# ---------------------------------------------------------------------------
+# Headers
+# ---------------------------------------------------------------------------
+
+def from_clause(host: str, ip: str) -> str:
+    """'from host (host [ip])', folded when it would not fit on one line."""
+    sep = " " if len(f"Received: from {host} ({host} [{ip}])") <= 78 else "\n\t"
+    return f"from {host}{sep}({host} [{ip}])"
+
+
+def received_headers(spec: dict, label: str, when: dt.datetime, rcpt: str, h: str) -> list[str]:
+    """Two plausible Received: lines, newest (our MX) first."""
+    addr = spec["frm"][1]
+    domain = addr.split("@")[1]
+    rcpt_domain = rcpt.split("@")[1]
+    n1, n2 = int(h[20:22], 16) % 250 + 2, int(h[22:24], 16) % 250 + 2
+    t1 = format_datetime(when + dt.timedelta(seconds=3))
+    t2 = format_datetime(when + dt.timedelta(seconds=41 + n1 % 60))
+    qid1, qid2 = h[:10].upper(), h[10:20].upper()
+    if "list" in spec:
+        _, local, list_domain = LISTS[spec["list"]]
+        relay = f"mail.{list_domain}"
+        return [
+            f"{from_clause(relay, f'198.51.100.{n1}')}\n\tby mx1.{rcpt_domain} (Postfix) "
+            f"with ESMTPS id {qid1}\n\tfor <{rcpt}>; {t2}",
+            f"{from_clause(f'smtp.{domain}', f'192.0.2.{n2}')}\n\tby {relay} (Postfix) "
+            f"with ESMTPS id {qid2}\n\tfor <{local}@{list_domain}>; {t1}",
+        ]
+    if label == "ham":
+        return [
+            f"{from_clause(f'smtp.{domain}', f'198.51.100.{n1}')}\n\tby mx1.{rcpt_domain} (Postfix) "
+            f"with ESMTPS id {qid1}\n\tfor <{rcpt}>; {t2}",
+            f"from [192.0.2.{n2}] (unknown [192.0.2.{n2}])\n\tby smtp.{domain} (Postfix) "
+            f"with ESMTPSA id {qid2};\n\t{t1}",
+        ]
+    helo = "User" if spec.get("mua") in ("oe", "foxmail", "outlook") else f"mail{n2}.{domain}"
+    return [
+        f"from {helo} (unknown [203.0.113.{n1}])\n\tby mx1.{rcpt_domain} (Postfix) "
+        f"with SMTP id {qid1}\n\tfor <{rcpt}>; {t2}",
+        f"from [203.0.113.{n2}] (helo={helo})\n\tby {domain} with esmtp id {qid2.lower()};\n\t{t1}",
+    ]
+
+
+def message_headers(spec: dict, label: str, key: str, when: dt.datetime) -> list[tuple[str, str]]:
+    name, addr = spec["frm"]
+    domain = addr.split("@")[1]
+    h = hashlib.sha256(key.encode("utf-8")).hexdigest()
+    mua = MUAS[spec.get("mua", "web")]
+    upper = bool(mua and mua[2])
+
+    if "list" in spec:
+        list_name, local, list_domain = LISTS[spec["list"]]
+        to = spec.get("to", f"{local}@{list_domain}")
+        rcpt = spec.get("rcpt", getaddresses([DEFAULT_RCPT[spec["lang"]]])[0][1])
+        return_path = f"<{local}-bounces@{list_domain}>"
+    else:
+        to = spec.get("to", DEFAULT_RCPT[spec["lang"]])
+        rcpt = spec.get("rcpt", getaddresses([to])[0][1])
+        return_path = f"<bounce-{h[:8]}@{domain}>" if label == "spam" else f"<{addr}>"
+
+    if is_ascii(name):
+        from_value = formataddr((name, addr))
+    else:
+        charset, enc = spec.get("from_enc") or default_encoding(spec, name)
+        from_value = f"{encoded_words(name, charset, enc, 'From', upper)} <{addr}>"
+
+    subject = spec["subject"]
+    if is_ascii(subject):
+        subject_value = subject
+    else:
+        charset, enc = spec.get("subj_enc") or default_encoding(spec, subject)
+        subject_value = encoded_words(subject, charset, enc, "Subject", upper)
+
+    headers = [("Return-Path", return_path)]
+    headers += [("Received", r) for r in received_headers(spec, label, when, rcpt, h)]
+    headers += [
+        ("Date", format_datetime(when)),
+        ("From", from_value),
+        ("To", to),
+        ("Subject", subject_value),
+        ("Message-ID", f"<{when.strftime('%Y%m%d%H%M%S')}.{h[24:36]}@{domain}>"),
+    ]
+    if subject.startswith("Re: ") or subject.startswith("RE: "):
+        parent = f"<{h[36:48]}.{h[48:54]}@{(LISTS[spec['list']][2] if 'list' in spec else domain)}>"
+        headers += [("In-Reply-To", parent), ("References", parent)]
+    if "list" in spec:
+        list_name, local, list_domain = LISTS[spec["list"]]
+        headers += [
+            ("List-Id", f"{list_name} <{local}.{list_domain}>"),
+            ("List-Post", f"<mailto:{local}@{list_domain}>"),
+            ("List-Unsubscribe", f"<mailto:{local}-leave@{list_domain}>"),
+            ("Precedence", "list"),
+        ]
+    if mua:
+        headers.append((mua[0], mua[1]))
+    headers += spec.get("extra", [])
+    return headers
+
+
+def assemble(spec: dict, label: str, key: str, when: dt.datetime):
+    """Build the complete message: delivery headers first, then MIME headers."""
+    h = hashlib.sha256(("boundary:" + key).encode("utf-8")).hexdigest()
+    boundary = f"----=_Part_{h[:6]}_{h[6:16]}"
+    msg = BUILDERS[spec["kind"]](spec, boundary)
+    mime_headers = [(k, v) for k, v in msg.items() if k != "MIME-Version"]
+    for k in {k for k, _ in msg.items()}:
+        del msg[k]
+    for k, v in message_headers(spec, label, key, when):
+        msg[k] = v
+    msg["MIME-Version"] = "1.0"
+    for k, v in mime_headers:
+        msg[k] = v
+    return msg
+
+
+def to_bytes(msg) -> bytes:
+    buf = io.BytesIO()
+    BytesGenerator(buf, mangle_from_=False).flatten(msg)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------
+# Checks on the data itself (cheap; the real verification parses the output)
+# ---------------------------------------------------------------------------
+
+def visible_text(html: str) -> str:
+    import html as html_mod
+    return html_mod.unescape(re.sub(r"<[^>]*>", "", html))
+
+
+def check_spec(spec: dict, where: str) -> None:
+    body = spec["text"] if spec["kind"] != "html" else spec["html"]
+    if spec["kind"] == "html":
+        ok = spec["phrase"] in body and spec["phrase"] in visible_text(body)
+    else:
+        ok = spec["phrase"] in body
+    if not ok:
+        raise ValueError(f"{where}: phrase {spec['phrase']!r} not in body")
+    for field in (spec["subject"], spec["phrase"]):
+        # MANIFEST.tsv is read with the csv module: no tabs, no leading quote.
+        if "\t" in field or field.startswith('"'):
+            raise ValueError(f"{where}: tab or leading quote in {field!r}")
+    n = body.count("\n")
+    if not 3 <= n <= 30:
+        raise ValueError(f"{where}: body has {n} lines")
+
+
+# ---------------------------------------------------------------------------
+# Writers
+# ---------------------------------------------------------------------------
+
+def timeline(start: dt.datetime, step: dt.timedelta, specs: list[dict]):
+    """Fixed, increasing dates; Chinese senders in +0800, English ones vary."""
+    for i, spec in enumerate(specs):
+        when = start + i * step
+        hours = 8 if spec["lang"] == "zh" else EN_ZONES[i % len(EN_ZONES)]
+        yield when.astimezone(dt.timezone(dt.timedelta(hours=hours)))
+
+
+def file_stem(spec: dict, n: int) -> str:
+    return "-".join([spec["lang"], SHORT_KIND[spec["kind"]], SHORT_CS[spec["charset"]],
+                     SHORT_CTE[spec["cte"]], f"{n:03d}"])
+
+
+def manifest_row(path: str, label: str, spec: dict) -> list[str]:
+    return [path, label, spec["lang"], spec["kind"], spec["cte"], spec["charset"],
+            spec["subject"], spec["phrase"]]
+
+
+def write_mail(label: str, specs: list[dict], start: dt.datetime) -> list[list[str]]:
+    out = HERE / "mail" / label
+    out.mkdir(parents=True)
+    rows = []
+    for n, (spec, when) in enumerate(zip(specs, timeline(start, dt.timedelta(hours=29, minutes=37), specs)), 1):
+        rel = f"mail/{label}/{file_stem(spec, n)}.eml"
+        check_spec(spec, rel)
+        (HERE / rel).write_bytes(to_bytes(assemble(spec, label, rel, when)))
+        rows.append(manifest_row(rel, label, spec))
+    return rows
+
+
+def write_mbox(label: str, specs: list[dict], start: dt.datetime) -> list[list[str]]:
+    path = HERE / "mbox" / f"{label}.mbox"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    box = mailbox.mbox(str(path), create=True)  # mboxo: body "From " -> ">From "
+    rows = []
+    for n, (spec, when) in enumerate(zip(specs, timeline(start, dt.timedelta(hours=17, minutes=11), specs)), 1):
+        rel = f"mbox/{label}.mbox#{n}"
+        check_spec(spec, rel)
+        data = to_bytes(assemble(spec, label, rel, when))
+        from_line = f"From {spec['frm'][1]} {time.asctime(when.astimezone(UTC).timetuple())}"
+        box.add(from_line.encode("ascii") + b"\n" + data)
+        rows.append(manifest_row(rel, label, spec))
+    box.close()
+    return rows
+
+
+def write_maildir(label: str, specs: list[dict], start: dt.datetime) -> list[list[str]]:
+    root = HERE / "maildir" / label
+    for sub in ("cur", "new", "tmp"):
+        (root / sub).mkdir(parents=True)
+    (root / "tmp" / ".keep").write_bytes(b"")
+    rows = []
+    for n, (spec, when) in enumerate(zip(specs, timeline(start, dt.timedelta(hours=13, minutes=5), specs)), 1):
+        # Stable names in the usual "time.MnPpid.host[:2,flags]" shape.
+        name = f"{int(when.timestamp())}.M{n}P{4100 + n}.sample"
+        if spec["box"] == "cur":
+            name += ":2," + spec["flags"]
+        rel = f"maildir/{label}/{spec['box']}/{name}"
+        check_spec(spec, rel)
+        (HERE / rel).write_bytes(to_bytes(assemble(spec, label, rel, when)))
+        rows.append(manifest_row(rel, label, spec))
+    return rows
+
+
+def write_manifest(rows: list[list[str]]) -> None:
+    header = ["path", "label", "lang", "structure", "transfer_encoding", "charset",
+              "subject", "phrase"]
+    lines = ["\t".join(header)] + ["\t".join(r) for r in rows]
+    (HERE / "MANIFEST.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8", newline="\n")
+
+
+def main() -> None:
+    for sub in ("mail", "mbox", "maildir"):
+        shutil.rmtree(HERE / sub, ignore_errors=True)
+    utc = lambda *a: dt.datetime(*a, tzinfo=UTC)  # noqa: E731
+    rows = []
+    rows += write_mail("spam", MAIL_SPAM_EN + MAIL_SPAM_ZH, utc(2024, 12, 2, 1, 14, 5))
+    rows += write_mail("ham", MAIL_HAM_EN + MAIL_HAM_ZH, utc(2024, 12, 3, 6, 48, 31))
+    rows += write_mbox("spam", MBOX_SPAM, utc(2025, 1, 4, 2, 0, 0))
+    rows += write_mbox("ham", MBOX_HAM, utc(2025, 1, 4, 10, 22, 17))
+    rows += write_maildir("spam", MAILDIR_SPAM, utc(2025, 2, 10, 3, 33, 12))
+    rows += write_maildir("ham", MAILDIR_HAM, utc(2025, 2, 10, 8, 5, 44))
+    write_manifest(rows)
+    print(f"wrote {len(rows)} messages under {HERE}")
+
+
+if __name__ == "__main__":
+    main()
