@@ -1,0 +1,92 @@
+"""Tokens: segmentation, normalisation, stop words, header fields, URLs."""
+
+import pytest
+
+from spamnb import stopwords
+from spamnb.message import decode_message
+from spamnb.tokens import TokenizerOptions, message_tokens, text_tokens
+
+DEFAULT = TokenizerOptions()
+NO_STOP = TokenizerOptions(stopwords=frozenset())
+
+
+def test_seed_sentence_segments_into_words():
+    tokens = text_tokens("我司可办理正规发票（保真）17%增值税发票点数优惠！", DEFAULT)
+    for word in ("办理", "正规", "发票", "保真", "增值税", "优惠", "点数", "17%"):
+        assert word in tokens
+    assert tokens.count("发票") == 2
+    assert not any(t in tokens for t in ("（", "）", "！", "(", ")", "!"))
+
+
+def test_nfkc_and_case_folding():
+    assert text_tokens("ＦＲＥＥ Free FREE free", NO_STOP) == ["free"] * 4
+    assert "正" in text_tokens("㊣", NO_STOP)  # circled ideograph folds to its plain form
+
+
+def test_builtin_stopwords_custom_list_and_none(tmp_path):
+    text = "the meeting is at noon 我们的会议"
+    assert text_tokens(text, DEFAULT) == ["meeting", "noon", "会议"]
+    custom = tmp_path / "stop.txt"
+    custom.write_text("# mine\nmeeting\n会议\n", encoding="utf-8")
+    mine = TokenizerOptions(stopwords=stopwords.read_file(custom))
+    assert text_tokens(text, mine) == ["the", "is", "at", "noon", "我们", "的"]
+    assert text_tokens(text, NO_STOP) == ["the", "meeting", "is", "at", "noon", "我们", "的", "会议"]
+    assert {"the", "的", "我们", "you"} <= stopwords.builtin()
+
+
+def test_urls_emails_numbers_and_long_words():
+    tokens = text_tokens("Visit http://www.Cheap-Pills.example/buy?id=1 or mail sales@deals.example "
+                         "now $100 " + "x" * 55, NO_STOP)
+    assert "url:www.cheap-pills.example" in tokens and "url:cheap-pills.example" in tokens
+    assert "email:addr:sales@deals.example" in tokens and "email:domain:deals.example" in tokens
+    assert "$100" in tokens and "skip:x:50" in tokens
+    assert not any(len(t) > 60 for t in tokens)
+
+
+def test_single_letters_are_dropped_but_single_han_characters_kept():
+    assert text_tokens("a b c 好", NO_STOP) == ["好"]
+
+
+RAW = ("From: =?gb2312?B?1cXI/Q==?= <zhang@example.cn>\n"
+       "To: li@example.org\n"
+       "Subject: =?gb2312?B?w+K30beixrE=?=\n"
+       "Received: from relay.example.net by mx.example.org\n"
+       "X-Mailer: FoxMail 4.0\n"
+       "Content-Type: text/plain; charset=gb2312\n\n").encode() + "正规发票".encode("gb2312")
+
+
+def test_header_fields_are_prefixed_and_selectable():
+    decoded = decode_message(RAW)
+    tokens = message_tokens(decoded, NO_STOP)
+    assert "subject:免费" in tokens and "subject:发票" in tokens
+    assert "from:张三" in tokens and "from:domain:example.cn" in tokens and "to:addr:li@example.org" in tokens
+    assert "content-type:gb2312" in tokens
+    assert "正规" in tokens and "发票" in tokens
+    assert not any(t.startswith(("received:", "x-mailer:")) for t in tokens)  # routing left out by default
+
+    everything = TokenizerOptions(headers=TokenizerOptions.parse_headers("all"), stopwords=frozenset())
+    assert "received:relay.example.net" in message_tokens(decoded, everything)
+    just_subject = TokenizerOptions(headers=TokenizerOptions.parse_headers("subject"), stopwords=frozenset())
+    assert {t.split(":")[0] for t in message_tokens(decoded, just_subject) if ":" in t} == {"subject"}
+    nothing = TokenizerOptions(headers=TokenizerOptions.parse_headers("none"), stopwords=frozenset())
+    assert message_tokens(decoded, nothing) == ["正规", "发票"]
+
+
+@pytest.mark.parametrize("spec,expected", [
+    ("content", ("subject", "from", "to", "cc", "reply-to", "mime-version", "content-*")),
+    ("Subject, From ,x-mailer", ("subject", "from", "x-mailer")),
+    ("content,x-mailer", ("subject", "from", "to", "cc", "reply-to", "mime-version", "content-*", "x-mailer")),
+    ("none", ()),
+])
+def test_header_specs(spec, expected):
+    assert TokenizerOptions.parse_headers(spec) == expected
+
+
+def test_attachments_give_type_and_extension_only():
+    raw = (b"Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\nsee attached\n"
+           b"--B\nContent-Type: application/zip; name=\"Invoice 2024.ZIP\"\n"
+           b"Content-Transfer-Encoding: base64\n\nUEsDBBQAAAAIAA==\n--B--\n")
+    tokens = message_tokens(decode_message(raw), NO_STOP)
+    assert "attach:type:application/zip" in tokens and "attach:ext:zip" in tokens
+    assert "see" in tokens and "attached" in tokens
+    assert not any("uesd" in t for t in tokens)
