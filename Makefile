@@ -31,8 +31,8 @@ demo: $(VENV)/.installed
 	@echo "== classify mail it has not seen: an mbox of spam and a Maildir of ham"
 	$(BIN)/spamnb classify --model $(MODEL) sample_data/mbox/spam.mbox sample_data/maildir/ham
 	@echo
-	@echo "== why: the tokens behind one verdict"
-	$(BIN)/spamnb classify --model $(MODEL) --explain --top 8 - < sample_data/mbox/spam.mbox
+	@echo "== why: the tokens behind one verdict (a GB2312 spam read from stdin)"
+	$(BIN)/spamnb classify --model $(MODEL) --explain --top 8 - < sample_data/maildir/spam/new/1739205492.M2P4102.sample
 	@echo
 	@echo "== what the model learned"
 	$(BIN)/spamnb inspect --model $(MODEL) --top 12

@@ -1,0 +1,60 @@
+"""The README's procmail recipe, run by the real procmail (skipped if not installed)."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, SAMPLE
+
+PROCMAIL = shutil.which("procmail")
+
+
+def readme_recipe() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"<!-- procmail-recipe -->\s*```procmail\n(.*?)```", text, re.S)
+    assert match, "README lost its procmail recipe"
+    return match.group(1)
+
+
+@pytest.mark.skipif(PROCMAIL is None, reason="procmail not installed (apt-get install procmail)")
+def test_readme_recipe_files_spam_unsure_and_ham(tmp_path, sample_model):
+    # procmail takes HOME from the password database, so the recipe's
+    # $HOME/Mail is pointed at the test's own directory.
+    mail = tmp_path / "Mail"
+    mail.mkdir()  # procmail does not create MAILDIR; without it, it delivers relative to the cwd
+    recipe = readme_recipe().replace("MAILDIR=$HOME/Mail", f"MAILDIR={mail}")
+    bin_dir = Path(sys.executable).parent
+    rc = tmp_path / "procmailrc"
+    rc.write_text(f"PATH={bin_dir}:/usr/bin:/bin\nSPAMNB_MODEL={sample_model}\n" + recipe)
+
+    def deliver(message: Path, rcfile=rc):
+        result = subprocess.run([PROCMAIL, "-m", str(rcfile)], input=message.read_bytes(),
+                                capture_output=True, timeout=120, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+
+    spam = SAMPLE / "maildir" / "spam" / "new" / "1739205492.M2P4102.sample"
+    ham = next((SAMPLE / "maildir" / "ham" / "cur").iterdir())
+    deliver(spam)
+    deliver(ham)
+    unsure_rc = tmp_path / "unsure.rc"
+    unsure_rc.write_text(rc.read_text().replace("classify --format tsv",
+                                                "classify --spam-cutoff 1 --ham-cutoff 0 --format tsv"))
+    deliver(spam, unsure_rc)
+    broken_rc = tmp_path / "broken.rc"
+    broken_rc.write_text(rc.read_text().replace(f"SPAMNB_MODEL={sample_model}",
+                                                f"SPAMNB_MODEL={tmp_path / 'missing.model'}"))
+    deliver(spam, broken_rc)  # no model: delivered normally, never lost
+
+    def folder(name):
+        return sorted(p.read_bytes() for p in (mail / name / "new").glob("*")) if (mail / name).exists() else []
+
+    assert len(folder("spam")) == 1 and b"Subject:" in folder("spam")[0]
+    assert len(folder("unsure")) == 1
+    assert len(folder("inbox")) == 2  # the ham, and the spam that met a missing model
+    delivered_bodies = b"".join(folder("inbox"))
+    assert ham.read_bytes().split(b"\n\n", 1)[1] in delivered_bodies
