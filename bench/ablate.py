@@ -42,6 +42,32 @@ def _no_urls():
     tokens_module.url_tokens = lambda url: []
 
 
+def _no_casefold():
+    import unicodedata
+    tokens_module.normalise = lambda text: unicodedata.normalize("NFKC", text)
+
+
+def _no_nfkc():
+    tokens_module.normalise = lambda text: text.casefold()
+
+
+def _drop_long_words():
+    # Long words dropped instead of becoming skip:C:N tokens.
+    original = tokens_module.text_tokens
+
+    def without_skip(text, options):
+        return [t for t in original(text, options) if not t.startswith("skip:")]
+    tokens_module.text_tokens = without_skip
+
+
+def _no_attachment_tokens():
+    original = tokens_module.message_tokens
+
+    def without(message, options):
+        return [t for t in original(message, options) if not t.startswith("attach:")]
+    tokens_module.message_tokens = without
+
+
 # name -> (tokenizer options overrides, train options overrides, setup function)
 VARIANTS = {
     "baseline": ({}, {}, None),
@@ -53,6 +79,11 @@ VARIANTS = {
     "min-word-length=1": ({}, {}, _patch(MIN_WORD_LENGTH=1)),
     "min-word-length=3": ({}, {}, _patch(MIN_WORD_LENGTH=3)),
     "max-word-length=20": ({}, {}, _patch(MAX_WORD_LENGTH=20)),
+    "no-casefold": ({}, {}, _no_casefold),
+    "no-nfkc": ({}, {}, _no_nfkc),
+    "no-skip-tokens": ({}, {}, _drop_long_words),
+    "no-attachment-tokens": ({}, {}, _no_attachment_tokens),
+    "multinomial": ({}, {"event_model": "multinomial"}, None),
     "bernoulli": ({}, {"event_model": "bernoulli"}, None),
     "mixed": ({}, {"event_model": "mixed"}, None),
     "alpha=0.1": ({}, {"alpha": 0.1}, None),
@@ -82,12 +113,22 @@ def _tokenize(index: int) -> list[str]:
     return tokens_module.message_tokens(_decoded[index], _options)
 
 
-def _train_and_score(options, documents, labels, train_ids, test_ids) -> float:
+def _train_and_score(options, documents, labels, train_ids, test_ids, verdicts=None) -> float:
+    """1-ROCA % on test_ids; with a `verdicts` dict, also the label rates at the default cutoffs."""
     counts = TokenCounts()
     counts.add([documents[i] for i in train_ids], [labels[i] for i in train_ids])
     model = Model.from_counts(counts, options)
-    scores = [model.score_tokens(documents[i]).log_odds for i in test_ids]
-    return one_minus_roca_percent([labels[i] for i in test_ids], scores)
+    results = [model.score_tokens(documents[i]) for i in test_ids]
+    truth = [labels[i] for i in test_ids]
+    if verdicts is not None:
+        ham = [r.label for r, t in zip(results, truth) if t == 0]
+        spam = [r.label for r, t in zip(results, truth) if t == 1]
+        verdicts.update({
+            "ham called spam %": 100 * ham.count("spam") / len(ham),
+            "spam caught %": 100 * spam.count("spam") / len(spam),
+            "unsure %": 100 * (ham.count("unsure") + spam.count("unsure")) / len(results),
+        })
+    return one_minus_roca_percent(truth, [r.log_odds for r in results])
 
 
 def evaluate(name: str, variants: list[str], jobs: int, folds: int = 0) -> dict[str, float]:
@@ -110,7 +151,8 @@ def evaluate(name: str, variants: list[str], jobs: int, folds: int = 0) -> dict[
             tokenizer_overrides.update(more_tokenizer)
             train_overrides.update(more_train)
             setups += [setup] if setup else []
-        saved = {k: getattr(tokens_module, k) for k in ("url_tokens", "MIN_WORD_LENGTH", "MAX_WORD_LENGTH")}
+        saved = {k: getattr(tokens_module, k) for k in ("url_tokens", "MIN_WORD_LENGTH", "MAX_WORD_LENGTH",
+                                                        "normalise", "text_tokens", "message_tokens")}
         for setup in setups:
             setup()
         base = TokenizerOptions(headers=TokenizerOptions.parse_headers(corpora.SETTINGS[name]["headers"]))
@@ -134,9 +176,11 @@ def evaluate(name: str, variants: list[str], jobs: int, folds: int = 0) -> dict[
             spread = (sum((x - results[variant]) ** 2 for x in per_fold) / (folds - 1)) ** 0.5
             detail = f"mean of {folds} folds of the training part, sd {spread:.3f}"
         else:
+            verdicts: dict[str, float] = {}
             results[variant] = _train_and_score(options, documents, labels, range(len(train)),
-                                                range(len(train), len(documents)))
-            detail = "70/30 test split"
+                                                range(len(train), len(documents)), verdicts)
+            detail = "70/30 test split; at default cutoffs " + ", ".join(
+                f"{key} {value:.2f}" for key, value in verdicts.items())
         print(f"{name:14s} {variant:32s} 1-ROCA% {results[variant]:.3f}  ({detail}; "
               f"{time.perf_counter() - started:.1f} s)", flush=True)
     return results

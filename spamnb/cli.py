@@ -57,7 +57,7 @@ def cli():
               help="A ham (good mail) source, like --spam (repeatable).")
 @model_option
 @click.option("--event-model", type=click.Choice(["multinomial", "bernoulli", "mixed"]),
-              default="multinomial", show_default=True,
+              default="mixed", show_default=True,
               help="multinomial: token counts; bernoulli: token presence, absent tokens "
                    "count too; mixed: counts to train, presence to score.")
 @click.option("--alpha", type=float, default=1.0, show_default=True,

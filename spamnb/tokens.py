@@ -6,11 +6,16 @@ Token kinds:
 - `url:HOST` and `url:DOMAIN` for every link, in text or behind HTML;
 - `FIELD:word` for words of a selected header (`subject:免费`, `from:alice`),
   with `FIELD:addr:...` and `FIELD:domain:...` for addresses;
-- `attach:type:...`, `attach:ext:...` for each attachment;
-- `skip:C:N` for an over-long word (first character, length bucket).
+- `attach:type:...`, `attach:ext:...` for each attachment.
 
-Every rule here that is not forced by correctness carries its measured effect
-(see bench/ablate.py; 1-ROCA % on a 70/30 split, lower is better).
+Every rule carries its measured effect: 1-ROCA % (lower is better), mean of
+10-fold cross-validation inside the 70 % training part of each corpus, with
+the rule against without it, Bernoulli model, everything else default:
+
+    python bench/ablate.py --folds 10 --variant bernoulli --variant bernoulli+VARIANT
+
+Numbers are "spamassassin / ccert_zh"; the fold-to-fold standard deviation
+is about 0.26 / 0.025, so differences under ~0.1 / 0.01 are noise.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from .message import DecodedMessage
 # bookkeeping fields (Received, Date, Message-ID, X-*) that describe how a
 # message travelled rather than what it says; those leak labels in corpora
 # where spam and ham came through different relays or months.
+# Content headers vs none: 0.307 / 0.016 against 0.522 / 0.127.
 HEADER_PRESETS = {
     "content": ("subject", "from", "to", "cc", "reply-to", "mime-version", "content-*"),
     "all": ("*",),
@@ -35,7 +41,12 @@ HEADER_PRESETS = {
 }
 _ADDRESS_FIELDS = frozenset({"from", "to", "cc", "bcc", "reply-to", "sender", "return-path"})
 
+# One-letter Latin "words" are noise (0.310 / 0.016 with them, 0.307 / 0.016
+# without: level, and the vocabulary is smaller).  Three letters would lose
+# ccert_zh's "mm", "gg", "qq" slang (min 3: 0.309 / 0.018).
 MIN_WORD_LENGTH = 2
+# Longer words are dropped: a bound on token size for hostile input.  Turning
+# them into SpamBayes-style "skip:C:N" tokens measured level (0.306 / 0.016).
 MAX_WORD_LENGTH = 40
 
 # Han characters (CJK Unified Ideographs, Extension A, Compatibility).
@@ -90,9 +101,12 @@ class TokenizerOptions:
 
 
 def normalise(text: str) -> str:
-    # NFKC folds full-width letters (Ｆｒｅｅ), circled and compatibility
-    # ideographs (㊣) and ligatures to their plain forms, which spam uses to
-    # dodge word filters; case folding makes FREE, Free and free one token.
+    # Case folding makes FREE, Free and free one token: without it 0.426 / 0.015
+    # (spamassassin much worse).  NFKC folds full-width letters (Ｆｒｅｅ),
+    # circled and compatibility ideographs (㊣) and ligatures, which spam uses
+    # to dodge word filters; it measured level on these 2002-05 corpora
+    # (0.307 / 0.016 without), which barely use such tricks, and stays for the
+    # mail that does.
     return unicodedata.normalize("NFKC", text).casefold()
 
 
@@ -113,11 +127,7 @@ def text_tokens(text: str, options: TokenizerOptions) -> list[str]:
             kind = match.lastgroup
             value = match.group()
             if kind == "word":
-                if len(value) < MIN_WORD_LENGTH or value in stop:
-                    continue
-                if len(value) > MAX_WORD_LENGTH:
-                    out.append(f"skip:{value[0]}:{len(value) // 10 * 10}")
-                else:
+                if MIN_WORD_LENGTH <= len(value) <= MAX_WORD_LENGTH and value not in stop:
                     out.append(value)
             elif kind == "url":
                 out.extend(url_tokens(value))
@@ -127,7 +137,10 @@ def text_tokens(text: str, options: TokenizerOptions) -> list[str]:
 
 
 def url_tokens(url: str) -> list[str]:
-    """`url:HOST` plus `url:DOMAIN` (the last two labels) for a link target."""
+    """`url:HOST` plus `url:DOMAIN` (the last two labels) for a link target.
+
+    Without URL tokens: 0.338 / 0.017 (spamassassin worse, ccert_zh level).
+    """
     url = url.strip().casefold()
     if url.startswith("www."):
         url = "http://" + url
@@ -173,6 +186,9 @@ def message_tokens(message: DecodedMessage, options: TokenizerOptions) -> list[s
         out.extend(text_tokens(text, options))
     for url in message.urls:
         out.extend(url_tokens(url))
+    # Attachment type and extension: level on these corpora (0.306 / 0.016
+    # without), where attachments are rare; the issue asks for them and they
+    # are the only trace an image-only or malware message leaves.
     for content_type, filename in message.attachments:
         out.append(f"attach:type:{content_type}")
         if "." in filename:

@@ -51,6 +51,11 @@ class Weights:
     """True when a token counts once however often it occurs (Bernoulli, mixed)."""
 
 
+def presence_scoring(event_model: str) -> bool:
+    """Whether x_w is 1 for a present token (Bernoulli, mixed) or its count."""
+    return event_model != "multinomial"
+
+
 def check_trainable(counts: TokenCounts) -> None:
     missing = [name for name, c in (("spam", SPAM), ("ham", HAM)) if counts.messages[c] <= 0]
     if missing:
@@ -90,4 +95,4 @@ def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float) -> Wei
     if log_absent is not None:
         weights -= log_absent[SPAM] - log_absent[HAM]
         bias += float((log_absent[SPAM] - log_absent[HAM]).sum())
-    return Weights(weights=weights, bias=bias, presence=event_model != "multinomial")
+    return Weights(weights=weights, bias=bias, presence=presence_scoring(event_model))

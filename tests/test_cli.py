@@ -181,3 +181,32 @@ def test_help_documents_exit_statuses_and_examples():
     for command in ("train", "classify", "inspect"):
         text = run_spamnb(command, "--help").stdout.decode()
         assert "Examples:" in text and "--model" in text
+
+
+def test_progress_bar_shows_on_a_terminal_and_not_with_quiet(tmp_path):
+    import pty
+    import subprocess
+    import sys
+
+    def stderr_on_terminal(*extra):
+        master, slave = pty.openpty()
+        process = subprocess.Popen([sys.executable, "-m", "spamnb", "train", str(MAIL),
+                                    "--model", str(tmp_path / "m.spamnb"), *extra],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave,
+                                   env={**os.environ, "TERM": "xterm", "COLUMNS": "100"})
+        os.close(slave)
+        output = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO once the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+        os.close(master)
+        assert process.wait(timeout=120) == 0
+        return output.decode("utf-8", "replace")
+
+    assert "training" in stderr_on_terminal()
+    assert "training" not in stderr_on_terminal("-q")
