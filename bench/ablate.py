@@ -51,15 +51,6 @@ def _no_nfkc():
     tokens_module.normalise = lambda text: text.casefold()
 
 
-def _drop_long_words():
-    # Long words dropped instead of becoming skip:C:N tokens.
-    original = tokens_module.text_tokens
-
-    def without_skip(text, options):
-        return [t for t in original(text, options) if not t.startswith("skip:")]
-    tokens_module.text_tokens = without_skip
-
-
 def _no_attachment_tokens():
     original = tokens_module.message_tokens
 
@@ -81,7 +72,6 @@ VARIANTS = {
     "max-word-length=20": ({}, {}, _patch(MAX_WORD_LENGTH=20)),
     "no-casefold": ({}, {}, _no_casefold),
     "no-nfkc": ({}, {}, _no_nfkc),
-    "no-skip-tokens": ({}, {}, _drop_long_words),
     "no-attachment-tokens": ({}, {}, _no_attachment_tokens),
     "multinomial": ({}, {"event_model": "multinomial"}, None),
     "bernoulli": ({}, {"event_model": "bernoulli"}, None),
