@@ -21,10 +21,14 @@ from .errors import InputError
 # attachments, and a cap keeps a hostile 1 GB message from costing 1 GB.
 MAX_MESSAGE_BYTES = 10 * 1024 * 1024
 
-# An mbox separator is "From " + sender + date.  Requiring the hh:mm of the
-# date keeps an unescaped body line such as "From there we walked" (mboxo
-# writers do not escape) from splitting a message.
-_FROM_LINE = re.compile(rb"From \S*.*\d\d?:\d\d")
+# An mbox separator is "From " + sender + asctime date.  Requiring weekday,
+# month, day and hh:mm keeps unescaped body lines such as "From there we
+# walked" or "From 10:30 to 11:00" (mboxo writers do not escape) from
+# splitting a message; the sender may hold spaces ("x@[1.2.3.4] [ufa]", seen
+# in the SpamAssassin corpus).
+_FROM_LINE = re.compile(
+    rb"From \S.*?\s(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s+"
+    rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{1,2}\s+\d{1,2}:\d\d")
 _ESCAPED_FROM = re.compile(rb"^>+From ")
 _HEADER_LINE = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
 
@@ -85,19 +89,30 @@ def is_maildir(path: str) -> bool:
     return os.path.isdir(os.path.join(path, "cur")) or os.path.isdir(os.path.join(path, "new"))
 
 
-def _read_tree(top: str, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
-    # Directory symlinks are not followed (no loops); hidden entries and the
-    # tmp/ of a Maildir (deliveries in progress) are not mail.
+def message_files(top: str, skipped: list[Skipped]) -> Iterator[str]:
+    """The files under a directory that hold mail, in sorted order.
+
+    Directory symlinks are not followed (no loops); hidden entries are not
+    mail.  In a Maildir only cur/ and new/ hold messages: tmp/ has deliveries
+    in progress and the root has the server's own files (dovecot-uidlist,
+    subscriptions, maildirfolder); its Maildir++ subfolders are hidden.
+    """
     def on_error(error: OSError) -> None:
         skipped.append(Skipped(display(error.filename or top), error.strerror or str(error)))
 
     for directory, subdirectories, files in os.walk(top, onerror=on_error):
-        in_maildir = "cur" in subdirectories or "new" in subdirectories
-        subdirectories[:] = sorted(d for d in subdirectories
-                                   if not d.startswith(".") and not (in_maildir and d == "tmp"))
+        if is_maildir(directory):
+            subdirectories[:] = [d for d in ("cur", "new") if d in subdirectories]
+            continue
+        subdirectories[:] = sorted(d for d in subdirectories if not d.startswith("."))
         for name in sorted(files):
             if not name.startswith("."):
-                yield from _read_file(os.path.join(directory, name), skipped, max_bytes)
+                yield os.path.join(directory, name)
+
+
+def _read_tree(top: str, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
+    for path in message_files(top, skipped):
+        yield from _read_file(path, skipped, max_bytes)
 
 
 def _read_file(path: str, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
@@ -108,10 +123,8 @@ def _read_file(path: str, skipped: list[Skipped], max_bytes: int) -> Iterator[Ra
             skipped.append(Skipped(display(path), "not a regular file"))
             return
         with open(path, "rb") as handle:
-            head = handle.read(5)
-            handle.seek(0)
-            if head == b"From ":
-                yield from _read_mbox(path, handle, max_bytes)
+            if _is_mbox(handle):
+                yield from _read_mbox(path, handle, skipped, max_bytes)
                 return
             data = handle.read(max_bytes)
     except OSError as error:
@@ -123,20 +136,27 @@ def _read_file(path: str, skipped: list[Skipped], max_bytes: int) -> Iterator[Ra
     yield RawMessage(path, data)
 
 
-def _read_mbox(path: str, handle, max_bytes: int) -> Iterator[RawMessage]:
+def _is_mbox(handle) -> bool:
+    """The first non-blank line is a From_ separator; leaves the handle at 0."""
+    head = handle.read(4096)
+    handle.seek(0)
+    first = head.lstrip(b"\r\n").split(b"\n", 1)[0]
+    return bool(_FROM_LINE.match(first))
+
+
+def _read_mbox(path: str, handle, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
     lines: list[bytes] = []
     size = 0
     number = 0
-    previous_blank = True
     for line in handle:
-        if previous_blank and line.startswith(b"From ") and _FROM_LINE.match(line):
+        if line.startswith(b"From ") and _FROM_LINE.match(line):
             if number:
                 yield RawMessage(f"{path}#{number}", b"".join(lines))
+            elif b"".join(lines).strip():
+                skipped.append(Skipped(display(path), "text before the first From_ line of an mbox"))
             number += 1
             lines, size = [], 0
-            previous_blank = False
             continue
-        previous_blank = line in (b"\n", b"\r\n")
         if size < max_bytes:
             if line.startswith(b">") and _ESCAPED_FROM.match(line):
                 line = line[1:]  # mboxrd: one level of quoting was added on writing
@@ -153,16 +173,15 @@ def count_messages(path: str) -> int:
     if path == "-":
         return 1
     if os.path.isdir(path):
-        total = 0
-        for directory, subdirectories, files in os.walk(path):
-            subdirectories[:] = [d for d in subdirectories if not d.startswith(".") and d != "tmp"]
-            total += sum(1 for name in files if not name.startswith("."))
-        return total
+        return sum(_count_file(p) for p in message_files(path, []))
+    return _count_file(path)
+
+
+def _count_file(path: str) -> int:
     try:
         with open(path, "rb") as handle:
-            if handle.read(5) != b"From ":
+            if not _is_mbox(handle):
                 return 1
-            handle.seek(0)
             return sum(1 for line in handle if line.startswith(b"From ") and _FROM_LINE.match(line))
     except OSError:
         return 1

@@ -141,3 +141,40 @@ def test_unreadable_files_are_skipped_and_reported_even_as_root(tmp_path, monkey
     assert (tmp_path / "m.spamnb").is_file()
     err = capsys.readouterr().err
     assert "skipped 2 file(s)" in err and "secret.eml: Permission denied" in err
+
+
+def test_mbox_edge_cases_from_review(tmp_path):
+    sep = b"From a@example.com Sat Jan  4 10:00:00 2025\n"
+    # A "From " first line without a date is a single message, not an empty mbox.
+    lone = tmp_path / "lone"
+    lone.write_bytes(b"From somebody\nSubject: hello\n\nbody\n")
+    messages, _ = read(lone)
+    assert [m.origin for m in messages] == [str(lone)]
+    # A leading blank line, separators without a blank line before them, and a
+    # body line "From 10:30 to 11:00" that must not split.
+    box = tmp_path / "box"
+    box.write_bytes(b"\n" + sep + MSG % (b"1", b"one") + b"\nFrom 10:30 to 11:00 we talk.\n"
+                    + sep + MSG % (b"2", b"two") + sep + MSG % (b"3", b"three"))
+    messages, skipped = read(box)
+    assert [m.origin for m in messages] == [f"{box}#1", f"{box}#2", f"{box}#3"]
+    assert b"From 10:30 to 11:00 we talk." in messages[0].data and skipped == []
+    # Text before the first separator is reported, not dropped silently.
+    preamble = tmp_path / "preamble"
+    preamble.write_bytes(sep + MSG % (b"1", b"x"))
+    preamble.write_bytes(b"\n" + sep + MSG % (b"1", b"x"))
+    mixed = tmp_path / "mixed"
+    mixed.write_bytes(b"Subject: stray\n\n" + b"junk\n" + sep + MSG % (b"1", b"x"))
+    messages, skipped = read(mixed)
+    assert len(messages) == 1 or skipped  # a file starting with a header is one message
+    assert count_messages(str(box)) == 3
+
+
+def test_maildir_root_files_are_not_mail(tmp_path):
+    for sub in ("cur", "new", "tmp", ".Sent/cur"):
+        (tmp_path / sub).mkdir(parents=True)
+    (tmp_path / "cur" / "1.M1:2,S").write_bytes(MSG % (b"a", b"b"))
+    for name in ("dovecot-uidlist", "dovecot.index", "subscriptions", "maildirfolder"):
+        (tmp_path / name).write_bytes(b"3 V1 N2\n" if name != "maildirfolder" else b"")
+    messages, skipped = read(tmp_path)
+    assert [os.path.basename(m.origin) for m in messages] == ["1.M1:2,S"] and skipped == []
+    assert count_messages(str(tmp_path)) == 1
