@@ -46,9 +46,15 @@ def codec_for(label: str | None) -> str:
     if name in _ALIASES:
         return _ALIASES[name]
     try:
-        return codecs.lookup(name).name
+        info = codecs.lookup(name)
     except (LookupError, ValueError):
         return ""
+    # idna, punycode, rot13, base64... are codecs but not charsets: a header
+    # naming one would make decoding raise instead of fall back.
+    return info.name if getattr(info, "_is_text_encoding", True) and info.name not in _NOT_CHARSETS else ""
+
+
+_NOT_CHARSETS = frozenset({"idna", "punycode", "raw_unicode_escape", "unicode_escape", "undefined"})
 
 
 def decode_text(data: bytes, declared: str | None = None) -> str:
@@ -65,7 +71,7 @@ def decode_text(data: bytes, declared: str | None = None) -> str:
     if codec and codec not in _WEAK:
         try:
             return data.decode(codec)
-        except (UnicodeDecodeError, LookupError):
+        except (UnicodeError, LookupError, ValueError):
             pass
     sniffed = _sniff(data)
     if sniffed is not None:
@@ -73,7 +79,7 @@ def decode_text(data: bytes, declared: str | None = None) -> str:
     if codec and codec not in _WEAK:
         try:
             return data.decode(codec, errors="replace")
-        except LookupError:
+        except (UnicodeError, LookupError, ValueError):
             pass
     return data.decode("cp1252", errors="replace")
 
@@ -83,20 +89,31 @@ def _sniff(data: bytes) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    readings = {}
+    for codec in ("gb18030", "big5hkscs"):
+        try:
+            readings[codec] = data.decode(codec)
+        except UnicodeDecodeError:
+            pass
+    # Of the strict CJK readings, the right one is made of common characters,
+    # the wrong one of rare ones (坝穨快そ for Big5 read as GB).
+    best = max(readings, key=lambda codec: _common_share(readings[codec]), default=None)
     high = len(_HIGH_BYTE.findall(data))
-    if 2 * len(_GB_PAIR.findall(data)) >= _GB_PAIRED_SHARE * high:
+    paired = 2 * len(_GB_PAIR.findall(data)) >= _GB_PAIRED_SHARE * high
+    if best and (paired or _common_share(readings[best]) >= _COMMON_ENOUGH):
+        return readings[best]
+    if paired:
         # Paired high bytes with a stray invalid byte are still Chinese: 17
         # ccert_zh ham bodies that fail a strict decode read fine this way
         # (bench/charset_census.py), where cp1252 would give mojibake.
-        gb = data.decode("gb18030", errors="replace")
-        try:
-            big5 = data.decode("big5hkscs")
-        except UnicodeDecodeError:
-            return gb
-        # Both readings are possible: the right one is made of common
-        # characters, the wrong one of rare ones (坝穨快そ for Big5 read as GB).
-        return big5 if _common_share(big5) > _common_share(gb) else gb
+        return data.decode("gb18030", errors="replace")
     return None
+
+
+# Big5 and GBK second bytes can be ASCII letters (0x40-0x7E), so such text
+# fails the pair test; a reading whose Han characters are this often common
+# ones is Chinese all the same (Latin-1 read as Big5 scores near 0).
+_COMMON_ENOUGH = 0.2
 
 
 # Frequent characters written the same in Simplified and Traditional Chinese.

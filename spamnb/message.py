@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import binascii
 import email.parser
+import email.utils
 import email.policy
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .charsets import decode_text
@@ -28,6 +30,8 @@ MAX_DEPTH = 50
 class DecodedMessage:
     headers: list[tuple[str, str]] = field(default_factory=list)
     """(lower-case field name, decoded value) for each top-level header, in order."""
+    addresses: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """For address fields (From, To, Cc...): (decoded display name, address) pairs."""
     texts: list[str] = field(default_factory=list)
     """Decoded text of each text part; HTML parts reduced to their visible text."""
     urls: list[str] = field(default_factory=list)
@@ -41,13 +45,25 @@ class DecodedMessage:
 _PARSER = email.parser.BytesParser(policy=email.policy.compat32)
 
 
-def decode_message(raw: bytes) -> DecodedMessage:
-    """Decode a raw RFC 5322 message.  Never raises on bad input."""
+ADDRESS_FIELDS = frozenset({"from", "to", "cc", "bcc", "reply-to", "sender", "return-path"})
+
+
+def decode_message(raw: bytes, wanted_header: Callable[[str], bool] | None = None) -> DecodedMessage:
+    """Decode a raw RFC 5322 message.  Never raises on bad input.
+
+    `wanted_header(name)` limits header decoding to the fields a caller
+    uses (the tokenizer reads 7 of a typical message's 20-odd fields).
+    """
     try:
         message = _PARSER.parsebytes(raw)
-        result = DecodedMessage(headers=[
-            (name.lower(), decode_header_value(value)) for name, value in message._headers
-        ])
+        result = DecodedMessage()
+        for name, value in message._headers:
+            name = name.lower()
+            if wanted_header is not None and not wanted_header(name):
+                continue
+            result.headers.append((name, decode_header_value(value)))
+            if name in ADDRESS_FIELDS:
+                result.addresses.setdefault(name, []).extend(decode_addresses(value))
         _read_parts(message, result)
         return result
     except Exception:  # the email package raises a wide variety on broken input
@@ -63,10 +79,9 @@ def _read_parts(message, result: DecodedMessage) -> None:
     while stack and seen < MAX_PARTS:
         part, depth = stack.pop()
         seen += 1
-        payload = part.get_payload()
-        if isinstance(payload, list):
+        if part.is_multipart():  # (get_payload() would decode a leaf with its charset)
             if depth < MAX_DEPTH:
-                stack.extend((child, depth + 1) for child in reversed(payload))
+                stack.extend((child, depth + 1) for child in reversed(part.get_payload()))
             continue
         ctype = part.get_content_type()
         disposition = (part.get("Content-Disposition") or "").lower()
@@ -77,16 +92,41 @@ def _read_parts(message, result: DecodedMessage) -> None:
         # spam, which were otherwise scored on headers alone.
         broken_multipart = ctype.startswith("multipart/")
         if (ctype.startswith("text/") or broken_multipart) and not disposition.startswith("attachment"):
-            body = part.get_payload(decode=True) or b""
+            body = _payload_bytes(part)
             text = decode_text(body, part.get_content_charset())
             if ctype == "text/html" or (broken_multipart and _looks_like_html(text)):
                 text, urls = html_to_text(text)
                 result.urls.extend(urls)
             result.texts.append(text)
-        elif ctype.startswith("message/") and not isinstance(payload, list):
-            result.texts.append(decode_text(_as_bytes(payload)))
+        elif ctype.startswith("message/"):
+            result.texts.append(decode_text(_as_bytes(part._payload)))
         else:
             result.attachments.append((ctype, filename))
+
+
+def _payload_bytes(part) -> bytes:
+    """The part's body with its transfer encoding undone.
+
+    The email package's own decoder decodes 8-bit bodies with the declared
+    charset on the way, and raises for a codec such as "idna"; the transfer
+    encoding is then undone here from the raw bytes.
+    """
+    try:
+        return part.get_payload(decode=True) or b""
+    except (UnicodeError, LookupError, ValueError):
+        pass
+    # get_payload() without decode=True decodes with the charset too; the
+    # stored payload is the raw body (8-bit bytes as surrogate escapes).
+    raw = _as_bytes(part._payload)
+    encoding = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+    try:
+        if encoding == "base64":
+            return binascii.a2b_base64(raw)
+        if encoding == "quoted-printable":
+            return binascii.a2b_qp(raw)
+    except (binascii.Error, ValueError):
+        pass
+    return raw
 
 
 _HTML_MARKERS = ("<html", "<body", "<p>", "<br", "<div", "<table", "<font")
@@ -136,25 +176,42 @@ def decode_header_value(value) -> str:
     data = data.replace(b"\r\n", b"\n").replace(b"\n\t", b" ").replace(b"\n ", b" ")
     if b"=?" not in data:
         return decode_text(data)
-    out: list[str] = []
+    # Adjacent encoded words of one charset are joined as bytes before
+    # decoding: senders split a multi-byte character across two words.
+    pieces: list[tuple[str | None, bytes]] = []
     position = 0
-    previous_was_word = False
     for match in _ENCODED_WORD.finditer(data):
         gap = data[position:match.start()]
-        # RFC 2047 6.2: white space between adjacent encoded words is dropped.
-        if gap and not (previous_was_word and _BETWEEN_WORDS.fullmatch(gap)):
-            out.append(decode_text(gap))
+        adjacent = pieces and pieces[-1][0] is not None and _BETWEEN_WORDS.fullmatch(gap)
+        if gap and not adjacent:  # RFC 2047 6.2: white space between encoded words is dropped
+            pieces.append((None, gap))
         charset, encoding, encoded = match.groups()
-        charset = charset.split(b"*", 1)[0].decode("ascii", "replace")  # RFC 2231 language tag
+        charset = charset.split(b"*", 1)[0].decode("ascii", "replace").lower()  # RFC 2231 language tag
         try:
             if encoding in b"bB":
                 decoded = binascii.a2b_base64(encoded + b"=" * (-len(encoded) % 4))
             else:
                 decoded = binascii.a2b_qp(encoded, header=True)
-            out.append(decode_text(decoded, charset))
         except (binascii.Error, ValueError):
-            out.append(decode_text(match.group(0)))
+            pieces.append((None, match.group(0)))
+        else:
+            if pieces and pieces[-1][0] == charset and adjacent:
+                pieces[-1] = (charset, pieces[-1][1] + decoded)
+            else:
+                pieces.append((charset, decoded))
         position = match.end()
-        previous_was_word = True
-    out.append(decode_text(data[position:]))
-    return "".join(out).strip()
+    pieces.append((None, data[position:]))
+    return "".join(decode_text(chunk, charset) for charset, chunk in pieces).strip()
+
+
+def decode_addresses(value) -> list[tuple[str, str]]:
+    """(decoded display name, address) pairs of an address header.
+
+    The header is split into addresses while still encoded, and only the
+    display names are decoded: decoding first would let an encoded name such
+    as =?utf-8?Q?service=40paypal.com?= pose as an address, and an encoded
+    comma split one name in two.
+    """
+    raw = value if isinstance(value, str) else str(value)
+    return [(decode_header_value(name), address)
+            for name, address in email.utils.getaddresses([raw])]
