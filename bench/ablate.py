@@ -29,6 +29,7 @@ from spamnb.message import decode_message  # noqa: E402
 from spamnb.metrics import one_minus_roca_percent  # noqa: E402
 from spamnb.model import Model, TrainOptions  # noqa: E402
 from spamnb.tokens import TokenizerOptions  # noqa: E402
+from spamnb.training import CALIBRATION_SAMPLE, Reservoir, calibrate  # noqa: E402
 
 
 def _patch(**attributes):
@@ -80,15 +81,23 @@ VARIANTS = {
     "alpha=0.5": ({}, {"alpha": 0.5}, None),
 }
 def _variant(name: str):
-    """A named variant, or a numeric one: alpha=X, min-word-length=N, max-word-length=N."""
+    """A named variant, or a setting: alpha=X, robinson=S, normalize=none|sqrt|mean,
+    top-k=K, bigrams, min-word-length=N, max-word-length=N."""
     if name in VARIANTS:
         return VARIANTS[name]
     key, _, value = name.partition("=")
-    if key == "alpha":
-        return {}, {"alpha": float(value)}, None
+    if key in ("alpha", "robinson"):
+        return {}, {key: float(value)}, None
+    if key == "normalize":
+        return {}, {"normalize": value}, None
+    if key == "top-k":
+        return {}, {"top_k": int(value)}, None
+    if key == "bigrams":
+        return {"bigrams": value != "no"}, {}, None
     if key in ("min-word-length", "max-word-length"):
         return {}, {}, _patch(**{key.upper().replace("-", "_"): int(value)})
-    raise SystemExit(f"unknown variant {name!r}; known: {', '.join(VARIANTS)} (and alpha=X, *-word-length=N)")
+    raise SystemExit(f"unknown variant {name!r}; known: {', '.join(VARIANTS)} and settings "
+                     "alpha=X, robinson=S, normalize=..., top-k=K, bigrams, *-word-length=N")
 
 
 # Header variants that would read the routing headers of a corpus whose
@@ -108,6 +117,11 @@ def _train_and_score(options, documents, labels, train_ids, test_ids, verdicts=N
     counts = TokenCounts()
     counts.add([documents[i] for i in train_ids], [labels[i] for i in train_ids])
     model = Model.from_counts(counts, options)
+    if verdicts is not None:  # verdicts at cutoffs need the calibrated probability, as `train` makes
+        sample = Reservoir(CALIBRATION_SAMPLE)
+        for i in train_ids:
+            sample.offer((documents[i], labels[i]))
+        calibrate(model, sample.items)
     results = [model.score_tokens(documents[i]) for i in test_ids]
     truth = [labels[i] for i in test_ids]
     if verdicts is not None:
@@ -147,7 +161,7 @@ def evaluate(name: str, variants: list[str], jobs: int, folds: int = 0) -> dict[
             setup()
         base = TokenizerOptions(headers=TokenizerOptions.parse_headers(corpora.SETTINGS[name]["headers"]))
         _options = TokenizerOptions(**{"headers": base.headers, "stopwords": base.stopwords,
-                                       **tokenizer_overrides})
+                                       "bigrams": base.bigrams, **tokenizer_overrides})
         started = time.perf_counter()
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             documents = pool.map(_tokenize, range(len(_decoded)), chunksize=64)

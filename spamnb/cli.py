@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 
@@ -60,8 +61,17 @@ def cli():
               default="mixed", show_default=True,
               help="multinomial: token counts; bernoulli: token presence, absent tokens "
                    "count too; mixed: counts to train, presence to score.")
-@click.option("--alpha", type=float, default=1.0, show_default=True,
+@click.option("--alpha", type=click.FloatRange(0, 1e6, min_open=True), default=1.0, show_default=True,
               help="Additive smoothing (1 = Laplace, below 1 = Lidstone).")
+@click.option("--robinson", type=click.FloatRange(0), default=None,
+              help="Strength of Robinson's smoothing of rare tokens toward no information "
+                   "(0: off).")
+@click.option("--normalize", type=click.Choice(["none", "sqrt", "mean"]), default=None,
+              help="Length normalisation: divide the summed weights by n^γ (γ = 0, 1/2, 1).")
+@click.option("--top-k", type=click.IntRange(0), default=None,
+              help="Score only the K tokens with the strongest weights (Graham); 0: all.")
+@click.option("--bigrams/--no-bigrams", default=None,
+              help="Also count pairs of adjacent words.")
 @click.option("--headers", "headers_spec", default="content", show_default=True,
               help="Header fields to tokenize: content (Subject, From, To, Cc, Reply-To, "
                    "MIME-Version, Content-*), all, none, or a comma list such as "
@@ -69,13 +79,16 @@ def cli():
 @click.option("--stopwords", "stopwords_file", type=click.Path(dir_okay=False),
               help="File of stop words (one per line) replacing the built-in English and Chinese lists.")
 @click.option("--no-stopwords", is_flag=True, help="Keep every word.")
-@click.option("--spam-cutoff", type=click.FloatRange(0, 1), default=0.99, show_default=True,
-              help="P(spam) at or above which classify says spam; stored in the model.")
-@click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=0.01, show_default=True,
-              help="P(spam) at or below which classify says ham; stored in the model.")
+@click.option("--spam-cutoff", type=click.FloatRange(0, 1), default=None,
+              help="P(spam) at or above which classify says spam; stored in the model.  "
+                   "Default: tuned on held-out training scores so at most 0.1 % of ham is "
+                   "called spam.")
+@click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None,
+              help="P(spam) at or below which classify says ham; stored in the model.  "
+                   "Default: tuned so at most 0.5 % of spam is called ham.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
-def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, headers_spec,
-          stopwords_file, no_stopwords, spam_cutoff, ham_cutoff, quiet):
+def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
+          bigrams, headers_spec, stopwords_file, no_stopwords, spam_cutoff, ham_cutoff, quiet):
     """Train a model from labelled mail and write it.
 
     FOLDER holds spam/ and ham/ (each a directory of message files, a Maildir
@@ -107,12 +120,28 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, headers
     words = (frozenset() if no_stopwords else
              stopword_lists.read_file(stopwords_file) if stopwords_file else stopword_lists.builtin())
     try:
-        options = TrainOptions(event_model=event_model, alpha=alpha, tokenizer=TokenizerOptions(
-            headers=TokenizerOptions.parse_headers(headers_spec), stopwords=words))
-        cutoffs = Cutoffs(spam=spam_cutoff, ham=ham_cutoff)
+        defaults = TrainOptions()
+        tokenizer = TokenizerOptions(headers=TokenizerOptions.parse_headers(headers_spec), stopwords=words,
+                                     bigrams=defaults.tokenizer.bigrams if bigrams is None else bigrams)
+        options = TrainOptions(
+            event_model=event_model, alpha=alpha, tokenizer=tokenizer,
+            robinson=defaults.robinson if robinson is None else robinson,
+            normalize=normalize or defaults.normalize,
+            top_k=defaults.top_k if top_k is None else top_k)
+        cutoffs = None
+        if spam_cutoff is not None or ham_cutoff is not None:
+            default = Cutoffs()
+            cutoffs = Cutoffs(spam=default.spam if spam_cutoff is None else spam_cutoff,
+                              ham=default.ham if ham_cutoff is None else ham_cutoff)
     except ValueError as error:
         raise OptionError(str(error)) from None
+    if set(spam_paths) & set(ham_paths):
+        raise OptionError("the same source is given as both spam and ham: "
+                          + ", ".join(sorted(set(spam_paths) & set(ham_paths))))
+    from .modelfile import check_writable
+
     path = _model_path(model_path)
+    check_writable(path)
     show_progress = not quiet and sys.stderr.isatty()
     if show_progress:
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
@@ -129,7 +158,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, headers
         model, report = train_model(spam_paths, ham_paths, options, cutoffs)
     model.save(path)
     for line in skipped_summary(report.skipped):
-        click.echo(line, err=True)
+        click.echo(f"spamnb: {line}", err=True)
     if not quiet:
         m = report.messages
         click.echo(f"trained on {m['spam']:,} spam + {m['ham']:,} ham messages "
@@ -173,7 +202,7 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, explain, explain_t
     from .model import Model
     from .render import ScoreWriter, skipped_summary
     from .scoring import Cutoffs, LABEL_SPAM, LABEL_UNSURE
-    from .sources import read_messages
+    from .sources import display, read_messages
 
     model = Model.load(_model_path(model_path))
     cutoffs = model.cutoffs
@@ -185,27 +214,33 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, explain, explain_t
             raise OptionError(str(error)) from None
     writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)
     skipped = []
-    missing = []
-    labels = set()
-    for path in paths or ("-",):
+    problems = []
+    labels = []
+    # Standard input can be read once: a second "-" would score an empty message.
+    for path in dict.fromkeys(paths or ("-",)):
+        scored = len(labels)
         try:
             for raw in read_messages(path, skipped):
                 score = model.score_message(raw.data, explain=explain, cutoffs=cutoffs)
-                labels.add(score.label)
+                labels.append(score.label)
                 writer.write(raw.origin, score)
         except InputError as error:
-            missing.append(str(error))
             if path == "-":
                 raise
+            problems.append(str(error))
+            continue
+        if len(labels) == scored:
+            problems.append(f"no messages found in {display(path)}")
     writer.close()
-    for line in missing:
+    for line in problems:
         click.echo(f"spamnb: {line}", err=True)
     for line in skipped_summary(skipped):
         click.echo(f"spamnb: {line}", err=True)
-    if missing or skipped:
-        sys.exit(EXIT_INPUT_ERROR)
-    if exit_code:
+    if exit_code and labels:
+        # The verdict is what a mail filter acts on; problems are on stderr.
         sys.exit(0 if LABEL_SPAM in labels else 2 if LABEL_UNSURE in labels else 1)
+    if problems or skipped or not labels:
+        sys.exit(EXIT_INPUT_ERROR)
 
 
 @cli.command()
@@ -260,17 +295,18 @@ def inspect(model_path, top_n, words, fmt):
 
 def _inspect_text(summary, spam_rows, ham_rows, looked_up):
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     # Piped output gets a fixed width wide enough for URL tokens, not rich's 80.
     console = Console(width=None if sys.stdout.isatty() else 120)
     m = summary["messages"]
-    console.print(f"[bold]model[/bold] {summary['model']}")
+    console.print(f"[bold]model[/bold] {escape(summary['model'])}")
     console.print(f"messages: {m['spam']:,} spam, {m['ham']:,} ham   vocabulary: {summary['vocabulary']:,} tokens")
     console.print(f"event model: {summary['event_model']}   alpha: {summary['alpha']:g}   "
                   f"bias: {summary['bias']:+.3f}   cutoffs: spam ≥ {summary['cutoffs']['spam']:g}, "
                   f"ham ≤ {summary['cutoffs']['ham']:g}")
-    console.print(f"headers: {', '.join(summary['headers']) or '(none)'}   "
+    console.print(f"headers: {escape(', '.join(summary['headers'])) or '(none)'}   "
                   f"stop words: {summary['stopwords']:,}   updated: {summary['updated']}")
 
     def table(title, rows):
@@ -279,10 +315,11 @@ def _inspect_text(summary, spam_rows, ham_rows, looked_up):
         for column in ("weight", "spam count", "ham count", "spam msgs", "ham msgs"):
             t.add_column(column, justify="right")
         for row in rows:
+            token = escape(row["token"])  # tokens come from mail: "[/red]" is not markup
             if row.get("weight") is None:
-                t.add_row(row["token"], "(not in model)", "", "", "", "")
+                t.add_row(token, "(not in model)", "", "", "", "")
                 continue
-            t.add_row(row["token"], f"{row['weight']:+.3f}", f"{row['spam_count']:,}",
+            t.add_row(token, f"{row['weight']:+.3f}", f"{row['spam_count']:,}",
                       f"{row['ham_count']:,}", f"{row['spam_messages']:,}", f"{row['ham_messages']:,}")
         console.print()
         console.print(t)
@@ -296,6 +333,10 @@ def _inspect_text(summary, spam_rows, ham_rows, looked_up):
 
 def main(argv=None) -> None:
     """Entry point: every failure is one line on stderr and a documented status."""
+    # When the reader of our output goes away (`spamnb classify dir | head`),
+    # end quietly as cat and grep do, rather than report a broken pipe.
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         cli.main(args=argv, prog_name="spamnb", standalone_mode=False)
     except click.exceptions.Exit as done:
@@ -312,11 +353,6 @@ def main(argv=None) -> None:
     except KeyboardInterrupt:
         click.echo("spamnb: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    except BrokenPipeError:
-        # The reader went away (`spamnb classify dir | head`): not an error of ours.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(0)
     except click.ClickException as error:
         error.show()
         sys.exit(EXIT_USAGE if error.exit_code == 2 else error.exit_code)

@@ -19,7 +19,7 @@ _BLOCK = frozenset({
     "html", "img", "input", "button", "select", "textarea",
 })
 _LINK_ATTRIBUTES = frozenset({"href", "src", "action", "background"})
-# A page with more tags than this is hostile or generated; the rest is read as text only.
+# Link targets kept per HTML part: more is a hostile or generated page.
 _MAX_URLS = 1000
 
 

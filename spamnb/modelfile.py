@@ -108,10 +108,33 @@ def write_model(path: str | os.PathLike, meta: dict, sections: dict[str, np.ndar
     atomic_write(Path(path), [prefix, meta_bytes, *blobs])
 
 
+def check_writable(path: str | os.PathLike) -> Path:
+    """Fail early, with a ModelError, if a model cannot be written at `path`.
+
+    Run before a long training run rather than after it.  Returns the real
+    path: a symlinked model is replaced at its target, not turned into a file.
+    """
+    text = os.fspath(path)
+    if text.endswith(os.sep) or os.path.isdir(text):
+        raise ModelError(f"{text} is a directory; give the model a file name")
+    real = Path(os.path.realpath(text))
+    directory = real.parent
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ModelError(f"cannot create the model's directory {directory}: {error.strerror or error}") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ModelError(f"cannot write a model in {directory}: permission denied")
+    return real
+
+
 def atomic_write(path: Path, chunks) -> None:
+    path = check_writable(path)
     directory = path.parent
-    directory.mkdir(parents=True, exist_ok=True)
-    descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise ModelError(f"cannot write a model in {directory}: {error.strerror or error}") from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
             for chunk in chunks:
@@ -126,11 +149,14 @@ def atomic_write(path: Path, chunks) -> None:
         except FileNotFoundError:
             pass
         os.replace(temp_name, path)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(temp_name)
         except OSError:
             pass
+        if isinstance(error, OSError):
+            raise ModelError(f"cannot write model {path}: {error.strerror or error}; "
+                             "the previous model, if any, is unchanged") from None
         raise
     try:
         directory_fd = os.open(directory, os.O_RDONLY)
@@ -159,9 +185,6 @@ class ModelFile:
         return np.frombuffer(self.data, dtype=np.dtype(entry["dtype"]),
                              count=int(np.prod(entry["shape"], dtype=np.int64)),
                              offset=start).reshape(entry["shape"])
-
-    def has(self, name: str) -> bool:
-        return name in self.meta["sections"]
 
 
 def read_model(path: str | os.PathLike) -> ModelFile:

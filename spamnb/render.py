@@ -9,10 +9,7 @@ from typing import IO
 from .scoring import Score
 from .sources import Skipped, display
 
-FORMATS = ("text", "tsv", "json", "jsonl")
-
-
-def _finite(value: float) -> float | str:
+def _finite(value: float) -> float:
     # JSON has no infinity; a clamped number keeps every line parseable.
     return value if math.isfinite(value) else (1e308 if value > 0 else -1e308)
 
@@ -24,7 +21,7 @@ def score_record(origin: str, score: Score, explain: int = 0) -> dict:
         "score": round(score.probability, 6),
         "log_odds": round(_finite(score.log_odds), 4),
         "tokens_known": score.tokens_known,
-        "tokens_total": score.tokens_total,
+        "tokens_distinct": score.tokens_distinct,
     }
     if explain:
         record["explain"] = [
@@ -48,7 +45,7 @@ class ScoreWriter:
     def write(self, origin: str, score: Score) -> None:
         record = score_record(origin, score, self.explain)
         if self.fmt == "jsonl":
-            self.stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self.stream.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
         elif self.fmt == "json":
             self._records.append(record)
         elif self.fmt == "tsv":
@@ -58,13 +55,13 @@ class ScoreWriter:
             self.stream.write(f"{record['label']:<6}  {score.probability:.4f}  "
                               f"{_finite(score.log_odds):+9.2f}  {record['path']}\n")
             for effect in record.get("explain", []):
-                self.stream.write(f"        {effect['contribution']:+8.3f}  = {effect['weight']:+.3f} × "
-                                  f"{effect['count']:<3} {effect['token']}\n")
+                self.stream.write(f"        {effect['contribution']:+8.3f}  {effect['token']}  "
+                                  f"(weight {effect['weight']:+.3f} × {effect['count']})\n")
         self.stream.flush()
 
     def close(self) -> None:
         if self.fmt == "json":
-            json.dump(self._records, self.stream, ensure_ascii=False, indent=2)
+            json.dump(self._records, self.stream, ensure_ascii=False, indent=2, allow_nan=False)
             self.stream.write("\n")
 
 

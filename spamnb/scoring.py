@@ -40,6 +40,46 @@ class Cutoffs:
         return LABEL_UNSURE
 
 
+@dataclass(frozen=True)
+class ScoringRule:
+    """How per-token contributions x_w λ_w become the message's log-odds.
+
+        raw      = Σ_{kept w} x_w λ_w / n^γ
+        log-odds = offset + scale · raw
+
+    kept: the `top_k` tokens with the largest |x_w λ_w| (all when 0); n: how
+    many were kept; γ = 0, 1/2, 1 for normalize none, sqrt, mean.  Plain
+    naive Bayes is top_k 0, normalize none, scale 1, offset b.  With
+    normalisation, offset and scale come from calibration (model.py).
+    """
+
+    normalize: str = "none"
+    top_k: int = 0
+    scale: float = 1.0
+    offset: float = 0.0
+
+    def raw(self, contributions: list[float]) -> tuple[float, list[int]]:
+        """(raw score, indices of the contributions kept)."""
+        kept = list(range(len(contributions)))
+        if self.top_k and len(kept) > self.top_k:
+            kept.sort(key=lambda i: -abs(contributions[i]))
+            kept = kept[: self.top_k]
+        total = sum(contributions[i] for i in kept)
+        n = max(len(kept), 1)
+        if self.normalize == "sqrt":
+            total /= math.sqrt(n)
+        elif self.normalize == "mean":
+            total /= n
+        return total, kept
+
+    def divisor(self, kept: int) -> float:
+        n = max(kept, 1)
+        return {"none": 1.0, "sqrt": math.sqrt(n), "mean": float(n)}[self.normalize]
+
+
+NORMALIZE = ("none", "sqrt", "mean")
+
+
 @dataclass
 class TokenEffect:
     token: str
@@ -47,10 +87,8 @@ class TokenEffect:
     """λ_w, the token's log-odds weight."""
     count: int
     """How many times the token was counted in this message (1 under presence scoring)."""
-
-    @property
-    def contribution(self) -> float:
-        return self.weight * self.count
+    contribution: float
+    """What the token added to the message's log-odds: scale · x_w λ_w / n^γ."""
 
 
 @dataclass
@@ -59,7 +97,9 @@ class Score:
     probability: float
     label: str
     tokens_known: int = 0
-    tokens_total: int = 0
+    """Distinct tokens of the message that the model knows."""
+    tokens_distinct: int = 0
+    """Distinct tokens in the message."""
     effects: list[TokenEffect] = field(default_factory=list)
     """The known tokens, strongest contribution first (filled when asked to explain)."""
 
@@ -117,32 +157,31 @@ class WeightTable:
 
 
 def _native(array, dtype: str, little: bool):
-    import numpy as np  # only reached on big-endian machines or non-array input
+    """A C-contiguous array in native byte order (the file is little-endian)."""
+    import numpy as np
 
     if little and getattr(array, "dtype", None) is not None and array.dtype.str in (dtype, "|u1"):
         return np.ascontiguousarray(array)
     return np.ascontiguousarray(np.asarray(array, dtype=np.dtype(dtype).newbyteorder("=")))
 
 
-def score_tokens(tokens: list[str], table: WeightTable, bias: float, presence: bool,
+def score_tokens(tokens: list[str], table: WeightTable, rule: ScoringRule, presence: bool,
                  cutoffs: Cutoffs, explain: bool = False) -> Score:
-    """log-odds = b + Σ_w x_w λ_w over the tokens the model knows."""
+    """log-odds = offset + scale · Σ_{kept w} x_w λ_w / n^γ over the tokens the model knows."""
     bag = Counter(tokens)
-    log_odds = bias
-    known = 0
-    effects: list[TokenEffect] = []
+    known: list[tuple[str, float, int]] = []
     for token, count in bag.items():
         index = table.index(token)
-        if index < 0:
-            continue
-        known += 1
-        weight = table.weight(index)
-        times = 1 if presence else count
-        log_odds += weight * times
-        if explain:
-            effects.append(TokenEffect(token, weight, times))
+        if index >= 0:
+            known.append((token, table.weight(index), 1 if presence else count))
+    raw, kept = rule.raw([weight * times for _, weight, times in known])
+    log_odds = rule.offset + rule.scale * raw
+    effects: list[TokenEffect] = []
     if explain:
+        factor = rule.scale / rule.divisor(len(kept))
+        effects = [TokenEffect(known[i][0], known[i][1], known[i][2], factor * known[i][1] * known[i][2])
+                   for i in kept]
         effects.sort(key=lambda effect: -abs(effect.contribution))
     p = probability(log_odds)
     return Score(log_odds=log_odds, probability=p, label=cutoffs.label(log_odds),
-                 tokens_known=known, tokens_total=len(bag), effects=effects)
+                 tokens_known=len(known), tokens_distinct=len(bag), effects=effects)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,28 @@ from .tokens import message_tokens
 
 # Messages tokenized before their counts are added in one vectorised step.
 BATCH_SIZE = 500
+# Training messages kept (a uniform reservoir sample, fixed seed, so the same
+# input gives the same model) for calibrating probabilities by leave-one-out.
+CALIBRATION_SAMPLE = 10000
+
+
+class Reservoir:
+    """A uniform sample of at most `size` items from a stream (Vitter's algorithm R)."""
+
+    def __init__(self, size: int, seed: int = 0) -> None:
+        self.size = size
+        self.items: list = []
+        self.seen = 0
+        self._random = random.Random(seed)
+
+    def offer(self, item) -> None:
+        self.seen += 1
+        if len(self.items) < self.size:
+            self.items.append(item)
+        else:
+            slot = self._random.randrange(self.seen)
+            if slot < self.size:
+                self.items[slot] = item
 
 
 @dataclass
@@ -40,7 +63,7 @@ def labelled_folder(folder: str) -> tuple[list[str], list[str]]:
 
 def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], options: TrainOptions,
                   report: TrainReport, progress: Callable[[str], None] | None = None,
-                  sign: int = 1) -> None:
+                  sign: int = 1, sample: Reservoir | None = None) -> None:
     """Add (or with sign=-1 remove) every message under the labelled paths."""
     day = today()
     documents: list[list[str]] = []
@@ -58,12 +81,25 @@ def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], optio
             if not looks_like_mail(raw.data):
                 report.skipped.append(Skipped(display(raw.origin), "not a mail message (no header)"))
                 continue
-            documents.append(message_tokens(decode_message(raw.data), options.tokenizer))
+            tokenizer = options.tokenizer
+            documents.append(message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer))
             labels.append(label)
+            if sample is not None:
+                sample.offer((documents[-1], label))
             report.messages[LABELS[label]] += 1
             if len(documents) >= BATCH_SIZE:
                 flush()
     flush()
+
+
+def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:
+    """Fit the model's probability calibration, and with `tune` its cutoffs,
+    on leave-one-out scores of the sample, when the sample allows it."""
+    labels = [label for _, label in sample]
+    if labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(model.messages) >= 2:
+        model.calibrate([tokens for tokens, _ in sample], labels)
+        if tune:
+            model.tune_cutoffs(labels)
 
 
 def check_paths(paths: Sequence[str]) -> None:
@@ -90,12 +126,14 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
     counts = TokenCounts()
     report = TrainReport()
     sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
-    count_sources(counts, sources, options, report, progress)
+    sample = Reservoir(CALIBRATION_SAMPLE)
+    count_sources(counts, sources, options, report, progress, sample=sample)
     empty = [name for name in ("spam", "ham") if report.messages[name] == 0]
     if empty:
         raise InputError(f"no {' and no '.join(empty)} messages could be read; "
                          "naive Bayes needs examples of both classes")
     model = Model.from_counts(counts, options, cutoffs)
+    calibrate(model, sample.items, tune=cutoffs is None)
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
     return model, report

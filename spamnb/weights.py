@@ -63,36 +63,72 @@ def check_trainable(counts: TokenCounts) -> None:
                          "naive Bayes needs examples of both classes")
 
 
-def class_log_prior(counts: TokenCounts) -> np.ndarray:
+def class_log_prior(messages: np.ndarray) -> np.ndarray:
     """log π_c = log M_c - log Σ M."""
-    return np.log(counts.messages) - np.log(counts.messages.sum())
+    return np.log(messages) - np.log(messages.sum())
 
 
-def feature_log_prob(counts: TokenCounts, event_model: str, alpha: float) -> tuple[np.ndarray, np.ndarray | None]:
-    """(log θ or log p, log(1 - p) for Bernoulli else None), each of shape (2, V)."""
+def feature_log_prob(occurrences: np.ndarray, documents: np.ndarray, messages: np.ndarray,
+                     totals: np.ndarray, vocabulary: int, event_model: str,
+                     alpha: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """(log θ or log p, log(1 - p) for Bernoulli else None), each of shape (2, tokens).
+
+    Works on any subset of the vocabulary: `totals` (Σ_v N_cv per class) and
+    `vocabulary` (V) describe the whole model, so a leave-one-out estimate
+    is these same formulas on counts with one message taken out.
+    """
     if not alpha > 0:
         raise ValueError("alpha must be > 0 (1 is Laplace smoothing)")
     if event_model in ("multinomial", "mixed"):
-        smoothed = counts.occurrences + alpha
-        return np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True)), None
+        denominator = np.log(totals + alpha * vocabulary)[:, None]
+        return np.log(occurrences + alpha) - denominator, None
     if event_model == "bernoulli":
-        denominator = np.log(counts.messages + 2.0 * alpha)[:, None]
-        log_present = np.log(counts.documents + alpha) - denominator
+        denominator = np.log(messages + 2.0 * alpha)[:, None]
+        log_present = np.log(documents + alpha) - denominator
         # log(1 - p) computed from the complementary count, not 1 - exp(log p),
         # so a token seen in nearly every message keeps its precision.
-        log_absent = np.log(counts.messages[:, None] - counts.documents + alpha) - denominator
+        log_absent = np.log(messages[:, None] - documents + alpha) - denominator
         return log_present, log_absent
     raise ValueError(f"unknown event model {event_model!r}; choose one of {', '.join(EVENT_MODELS)}")
 
 
-def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float) -> Weights:
+def shrink_rare(weights: np.ndarray, evidence: np.ndarray, strength: float) -> np.ndarray:
+    """Robinson's smoothing of rare tokens toward "no information".
+
+    A token's spam probability f = σ(λ) is replaced by
+    f' = (s · 1/2 + n · f) / (s + n), where n is the number of training
+    messages holding the token and s the strength: a token seen once moves
+    most of the way back to 1/2, one seen in hundreds of messages keeps its
+    estimate.  Returned as log-odds, λ' = logit f'.
+    """
+    if strength <= 0:
+        return weights
+    f = 1.0 / (1.0 + np.exp(-weights))
+    shrunk = (0.5 * strength + evidence * f) / (strength + evidence)
+    return np.log(shrunk) - np.log1p(-shrunk)
+
+
+def token_weights(occurrences, documents, messages, totals, vocabulary, event_model, alpha,
+                  robinson=0.0) -> tuple[np.ndarray, np.ndarray | None]:
+    """λ for the given token columns, and the Bernoulli absent-token terms (else None)."""
+    log_present, log_absent = feature_log_prob(occurrences, documents, messages, totals,
+                                               vocabulary, event_model, alpha)
+    weights = log_present[SPAM] - log_present[HAM]
+    absent = None
+    if log_absent is not None:
+        absent = log_absent[SPAM] - log_absent[HAM]
+        weights = weights - absent
+    return shrink_rare(weights, documents.sum(axis=0), robinson), absent
+
+
+def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float, robinson: float = 0.0) -> Weights:
     """λ and b of the formulas above, vectorised over the vocabulary."""
     check_trainable(counts)
-    log_prior = class_log_prior(counts)
+    occurrences = counts.occurrences
+    weights, absent = token_weights(occurrences, counts.documents, counts.messages,
+                                    occurrences.sum(axis=1), len(counts), event_model, alpha, robinson)
+    log_prior = class_log_prior(counts.messages)
     bias = float(log_prior[SPAM] - log_prior[HAM])
-    log_present, log_absent = feature_log_prob(counts, event_model, alpha)
-    weights = log_present[SPAM] - log_present[HAM]
-    if log_absent is not None:
-        weights -= log_absent[SPAM] - log_absent[HAM]
-        bias += float((log_absent[SPAM] - log_absent[HAM]).sum())
+    if absent is not None:
+        bias += float(absent.sum())
     return Weights(weights=weights, bias=bias, presence=presence_scoring(event_model))

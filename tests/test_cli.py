@@ -101,7 +101,10 @@ def test_stdin_exit_codes_and_explain(sample_model):
     assert len(record["explain"]) == 3
     contributions = [abs(e["contribution"]) for e in record["explain"]]
     assert contributions == sorted(contributions, reverse=True)
-    assert all(e["contribution"] == pytest.approx(e["weight"] * e["count"], abs=1e-3) for e in record["explain"])
+    # Each contribution is the token's weight × count × one factor shared by the
+    # message (calibration scale / length normaliser), so the ratios agree.
+    factors = {round(e["contribution"] / (e["weight"] * e["count"]), 3) for e in record["explain"]}
+    assert len(factors) == 1 and factors.pop() > 0
 
 
 def test_cutoffs_make_the_unsure_band(sample_model):

@@ -65,7 +65,7 @@ def test_failed_write_leaves_the_old_model_and_no_temp_file(tmp_path, monkeypatc
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(modelfile.os, "fsync", exploding_fsync)
-    with pytest.raises(OSError):
+    with pytest.raises(ModelError, match="No space left on device.*previous model.*unchanged"):
         small_model("lottery").save(path)
     assert path.read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["m.spamnb"]

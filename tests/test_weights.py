@@ -52,7 +52,7 @@ def test_multinomial_matches_sklearn(alpha):
     oracle = MultinomialNB(alpha=alpha, force_alpha=True).fit(X, y)
     np.testing.assert_allclose(ours.weights, oracle.feature_log_prob_[1] - oracle.feature_log_prob_[0],
                                rtol=1e-12, atol=1e-12)
-    model = Model.from_counts(counts, TrainOptions("multinomial", alpha, TokenizerOptions()))
+    model = Model.from_counts(counts, TrainOptions("multinomial", alpha, TokenizerOptions(), normalize="none"))
     np.testing.assert_allclose(score_rows(model, X[:50], tokens), jll_difference(oracle, X[:50]),
                                rtol=1e-9, atol=1e-9)
 
@@ -66,7 +66,7 @@ def test_bernoulli_matches_sklearn_including_absent_tokens(alpha):
     log_p = oracle.feature_log_prob_
     log_q = np.log1p(-np.exp(log_p))
     np.testing.assert_allclose(ours.weights, (log_p[1] - log_q[1]) - (log_p[0] - log_q[0]), rtol=1e-9)
-    model = Model.from_counts(counts, TrainOptions("bernoulli", alpha, TokenizerOptions()))
+    model = Model.from_counts(counts, TrainOptions("bernoulli", alpha, TokenizerOptions(), normalize="none"))
     # The bias folds in Σ_w log(1 - p_cw), so the sum over present tokens alone
     # must give sklearn's full joint log likelihood difference.
     np.testing.assert_allclose(score_rows(model, X[:50], tokens), jll_difference(oracle, X[:50]),
@@ -78,7 +78,7 @@ def test_mixed_is_multinomial_training_with_presence_scoring():
     counts = TokenCounts.from_matrix(tokens, X, y)
     oracle = MultinomialNB(alpha=1.0, force_alpha=True).fit(X, y)
     present = (X[:50] > 0).astype(np.int64)
-    model = Model.from_counts(counts, TrainOptions("mixed", 1.0, TokenizerOptions()))
+    model = Model.from_counts(counts, TrainOptions("mixed", 1.0, TokenizerOptions(), normalize="none"))
     np.testing.assert_allclose(model.weights, oracle.feature_log_prob_[1] - oracle.feature_log_prob_[0],
                                rtol=1e-12)
     np.testing.assert_allclose(score_rows(model, X[:50], tokens), jll_difference(oracle, present),
@@ -89,14 +89,14 @@ def test_hand_computed_multinomial_example():
     # spam: "free money free"; ham: "money meeting"; Laplace, V = 3 (free, meeting, money)
     counts = TokenCounts()
     counts.add([["free", "money", "free"], ["money", "meeting"]], [1, 0])
-    model = Model.from_counts(counts, TrainOptions("multinomial", 1.0, TokenizerOptions()))
+    model = Model.from_counts(counts, TrainOptions("multinomial", 1.0, TokenizerOptions(), normalize="none"))
     # θ_spam: free (2+1)/(3+3) = 1/2, money (1+1)/6 = 1/3; θ_ham: free 1/5, money 2/5
     assert model.lookup("free")["weight"] == pytest.approx(math.log(0.5) - math.log(0.2))
     assert model.lookup("money")["weight"] == pytest.approx(math.log(1 / 3) - math.log(0.4))
     score = model.score_tokens(["free", "free", "unknown"])
     assert score.log_odds == pytest.approx(0.0 + 2 * math.log(2.5))  # equal priors: b = 0
     assert score.probability == pytest.approx(6.25 / 7.25)
-    assert score.tokens_known == 1 and score.tokens_total == 2
+    assert score.tokens_known == 1 and score.tokens_distinct == 2
 
 
 def test_counts_match_matrix_statistics():
