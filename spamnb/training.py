@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .counts import HAM, LABELS, SPAM, TokenCounts
@@ -74,6 +74,24 @@ def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], optio
         documents.clear()
         labels.clear()
 
+    for label, tokens, _ in tokenized_messages(sources, options, report, progress):
+        documents.append(tokens)
+        labels.append(label)
+        if sample is not None:
+            sample.offer((tokens, label))
+        if len(documents) >= BATCH_SIZE:
+            flush()
+    flush()
+
+
+def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions, report: TrainReport,
+                       progress: Callable[[str], None] | None = None) -> Iterator[tuple[int, list[str], str]]:
+    """(label, tokens, origin) of every mail message under the labelled paths.
+
+    What is not mail is recorded in the report and skipped; messages read
+    are counted per class there.
+    """
+    tokenizer = options.tokenizer
     for label, path in sources:
         for raw in read_messages(path, report.skipped):
             if progress:
@@ -81,15 +99,8 @@ def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], optio
             if not looks_like_mail(raw.data):
                 report.skipped.append(Skipped(display(raw.origin), "not a mail message (no header)"))
                 continue
-            tokenizer = options.tokenizer
-            documents.append(message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer))
-            labels.append(label)
-            if sample is not None:
-                sample.offer((documents[-1], label))
             report.messages[LABELS[label]] += 1
-            if len(documents) >= BATCH_SIZE:
-                flush()
-    flush()
+            yield label, message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer), raw.origin
 
 
 def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:

@@ -1,0 +1,170 @@
+"""Measuring accuracy: train/test splits, cross-validation, and TREC online feedback.
+
+Every protocol tokenizes each message once and works on token lists, so a
+K-fold run costs one tokenization, not K.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .counts import HAM, SPAM, TokenCounts
+from .errors import InputError
+from .metrics import summarise
+from .model import Model, TrainOptions
+from .scoring import ScoringRule
+from .sources import display
+from .training import CALIBRATION_SAMPLE, Reservoir, TrainReport, calibrate, labelled_folder, tokenized_messages
+from .weights import presence_scoring, token_weights
+
+
+@dataclass
+class Corpus:
+    labels: list[int] = field(default_factory=list)
+    tokens: list[list[str]] = field(default_factory=list)
+    origins: list[str] = field(default_factory=list)
+    report: TrainReport = field(default_factory=TrainReport)
+
+
+def index_sources(index_path: str) -> list[tuple[int, str]]:
+    """(label, path) from a TREC-style index: `spam|ham<TAB>path` lines, paths
+    relative to the index file's folder, in the index's order."""
+    folder = os.path.dirname(os.path.abspath(index_path))
+    sources = []
+    try:
+        with open(index_path, encoding="utf-8", errors="surrogateescape") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                label, _, path = line.rstrip("\n").partition("\t")
+                if label not in ("spam", "ham") or not path:
+                    raise InputError(f"{display(index_path)} line {number}: expected 'spam|ham<TAB>path'")
+                sources.append((SPAM if label == "spam" else HAM, os.path.join(folder, path)))
+    except OSError as error:
+        raise InputError(f"cannot read index {display(index_path)}: {error.strerror or error}") from None
+    return sources
+
+
+def load_corpus(source: str, options: TrainOptions, progress: Callable[[str], None] | None = None) -> Corpus:
+    """A folder with spam/ and ham/, or an index file, tokenized."""
+    if os.path.isdir(source):
+        spam, ham = labelled_folder(source)
+        sources = [(SPAM, spam[0]), (HAM, ham[0])]
+    else:
+        sources = index_sources(source)
+    corpus = Corpus()
+    for label, tokens, origin in tokenized_messages(sources, options, corpus.report, progress):
+        corpus.labels.append(label)
+        corpus.tokens.append(tokens)
+        corpus.origins.append(origin)
+    if SPAM not in corpus.labels or HAM not in corpus.labels:
+        raise InputError("evaluation needs both spam and ham messages")
+    return corpus
+
+
+def _order(corpus: Corpus, shuffle: bool, seed: int) -> dict[int, list[int]]:
+    """Message indices per class, in corpus order or shuffled with the seed."""
+    by_class = {label: [i for i, l in enumerate(corpus.labels) if l == label] for label in (HAM, SPAM)}
+    if shuffle:
+        for label in by_class:
+            random.Random(seed + label).shuffle(by_class[label])
+    return by_class
+
+
+def split_indices(corpus: Corpus, share: float, shuffle: bool = False, seed: int = 1):
+    """The first `share` of each class trains, the rest tests (per class, so
+    both sides keep the class balance)."""
+    train, test = [], []
+    for indices in _order(corpus, shuffle, seed).values():
+        cut = int(len(indices) * share)
+        train += indices[:cut]
+        test += indices[cut:]
+    return sorted(train), sorted(test)
+
+
+def fold_indices(corpus: Corpus, folds: int, shuffle: bool = False, seed: int = 1):
+    """K (train, test) pairs; each class is cut into K contiguous blocks, so
+    an ordered corpus is tested on stretches of time, not interleaved."""
+    blocks = [[] for _ in range(folds)]
+    for indices in _order(corpus, shuffle, seed).values():
+        for k in range(folds):
+            blocks[k] += indices[k * len(indices) // folds:(k + 1) * len(indices) // folds]
+    every = set(range(len(corpus.labels)))
+    return [(sorted(every - set(block)), sorted(block)) for block in blocks]
+
+
+def fit(corpus: Corpus, indices, options: TrainOptions) -> Model:
+    """A model trained as `spamnb train` would, on the given messages."""
+    counts = TokenCounts()
+    sample = Reservoir(CALIBRATION_SAMPLE)
+    for start in range(0, len(indices), 500):
+        chunk = indices[start:start + 500]
+        counts.add([corpus.tokens[i] for i in chunk], [corpus.labels[i] for i in chunk])
+        for i in chunk:
+            sample.offer((corpus.tokens[i], corpus.labels[i]))
+    model = Model.from_counts(counts, options)
+    calibrate(model, sample.items)
+    return model
+
+
+def evaluate_split(corpus: Corpus, train, test, options: TrainOptions) -> dict:
+    model = fit(corpus, train, options)
+    scores = [model.score_tokens(corpus.tokens[i]) for i in test]
+    result = summarise([corpus.labels[i] for i in test], [s.log_odds for s in scores],
+                       [s.label for s in scores])
+    result["cutoffs"] = {"spam": model.cutoffs.spam, "ham": model.cutoffs.ham}
+    result["scores"] = {"labels": [corpus.labels[i] for i in test], "log_odds": [s.log_odds for s in scores]}
+    result["verdicts"] = [s.label for s in scores]
+    return result
+
+
+def online_order(corpus: Corpus, shuffle: bool = False, seed: int = 1) -> list[int]:
+    """The order messages arrive in: the corpus's own, or a seeded shuffle of
+    all of them (for corpora with no delivery order)."""
+    order = list(range(len(corpus.labels)))
+    if shuffle:
+        random.Random(seed).shuffle(order)
+    return order
+
+
+def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | None = None) -> dict:
+    """TREC immediate feedback: score each message with what was learned
+    before it, then learn it with its true label.
+
+    Scores come from the counts so far through the same formulas as the
+    model (weights of just the message's tokens, as in leave-one-out), so no
+    model is rebuilt per message.  The verdict is spam when the uncalibrated
+    log-odds is positive; there is no unsure band.
+    """
+    counts = TokenCounts()
+    totals = np.zeros(2, dtype=np.int64)
+    presence = presence_scoring(options.event_model)
+    rule = ScoringRule(options.normalize, options.top_k, 1.0, 0.0)
+    log_odds = []
+    order = list(range(len(corpus.labels))) if order is None else order
+    labels = [corpus.labels[i] for i in order]
+    for tokens, label in ((corpus.tokens[i], corpus.labels[i]) for i in order):
+        if counts.messages.min() > 0:
+            bag = Counter(t for t in tokens if t in counts.vocabulary)
+            ids = np.fromiter((counts.vocabulary[t] for t in bag), dtype=np.intp, count=len(bag))
+            times = np.fromiter(bag.values(), dtype=np.int64, count=len(bag))
+            weights, absent = token_weights(counts.occurrences[:, ids], counts.documents[:, ids], counts.messages,
+                                            totals, len(counts), options.event_model, options.alpha,
+                                            options.robinson)
+            raw = rule.raw((weights * (1 if presence else times)).tolist())[0]
+            prior = float(np.log(counts.messages[SPAM]) - np.log(counts.messages[HAM]))
+            log_odds.append(raw + (prior if options.normalize == "none" else 0.0))
+        else:
+            log_odds.append(0.0)
+        counts.add([tokens], [label])
+        totals[label] += len(tokens)
+    verdicts = ["spam" if score > 0 else "ham" for score in log_odds]
+    result = summarise(labels, log_odds, verdicts)
+    result["scores"] = {"labels": labels, "log_odds": log_odds}
+    return result

@@ -1,0 +1,104 @@
+"""Metrics against scikit-learn and hand computations; evaluate end to end; exact unlearning."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from conftest import SAMPLE, corpus, run_spamnb
+from spamnb.counts import TokenCounts
+from spamnb.metrics import lam_percent, miss_at_fpr, one_minus_roca_percent, roc_auc, summarise
+
+
+def test_roc_auc_matches_sklearn_with_ties():
+    rng = np.random.default_rng(5)
+    labels = rng.random(3000) < 0.3
+    scores = np.round(rng.normal(size=3000) + labels * 1.2, 1)  # rounding makes many ties
+    assert roc_auc(labels, scores) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    assert one_minus_roca_percent(labels, scores) == pytest.approx(100 * (1 - roc_auc_score(labels, scores)))
+
+
+def test_roc_auc_by_hand():
+    # spam scores 3, 1; ham scores 2, 0: pairs (3>2, 3>0, 1<2, 1>0) → 3 of 4 ordered right
+    assert roc_auc([1, 1, 0, 0], [3, 1, 2, 0]) == 0.75
+    assert roc_auc([1, 0], [5, 5]) == 0.5  # a tie counts half
+
+
+def test_lam_and_miss_at_fpr_by_hand():
+    # lam of equal rates is that rate; with the half-message smoothing of TREC:
+    # ham 1/1000 → (1 + .5)/1001, spam 1/1000 → the same; lam = that rate.
+    assert lam_percent(0.001, 0.001, 1000, 1000) == pytest.approx(100 * 1.5 / 1001)
+    z = (math.log(0.5 / 101 / (1 - 0.5 / 101)) + math.log(10.5 / 101 / (1 - 10.5 / 101))) / 2
+    assert lam_percent(0.0, 0.1, 100, 100) == pytest.approx(100 / (1 + math.exp(-z)))
+    # 1000 ham scored 0..999; 0.1 % (one ham, the 999) may pass, so the
+    # threshold sits just above 998: of spam at 500, 998.5 and 1500 only the
+    # 500 falls below it.
+    labels = [0] * 1000 + [1, 1, 1]
+    scores = list(range(1000)) + [500, 998.5, 1500]
+    assert miss_at_fpr(labels, scores, 0.001) == pytest.approx(100 / 3)
+
+
+def test_summarise_confusion_and_rates():
+    labels = [1, 1, 1, 1, 0, 0, 0, 0]
+    verdicts = ["spam", "spam", "unsure", "ham", "ham", "ham", "unsure", "spam"]
+    result = summarise(labels, [4, 3, 2, 1, 0, -1, -2, 3.5], verdicts)
+    assert result["confusion"] == {"spam": {"spam": 2, "ham": 1, "unsure": 1},
+                                   "ham": {"spam": 1, "ham": 2, "unsure": 1}}
+    assert result["precision"] == pytest.approx(2 / 3) and result["recall"] == 0.5
+    assert result["false_positive_rate"] == 0.25 and result["false_negative_rate"] == 0.25
+    assert result["unsure_rate"] == 0.25 and result["accuracy"] == 0.5
+
+
+def test_learn_then_unlearn_restores_counts_exactly():
+    counts = TokenCounts()
+    counts.add([["a", "b", "a"], ["c"], ["b", "发票"]], [1, 0, 1])
+    before = (counts.occurrences.copy(), counts.documents.copy(), counts.messages.copy())
+    message = ["发票", "new", "a", "new"]
+    counts.add([message], [0])
+    assert counts.occurrences[0, counts.vocabulary["new"]] == 2
+    counts.add([message], [0], sign=-1)
+    n = len(before[0][0])
+    np.testing.assert_array_equal(counts.occurrences[:, :n], before[0])
+    np.testing.assert_array_equal(counts.documents[:, :n], before[1])
+    np.testing.assert_array_equal(counts.messages, before[2])
+    assert not counts.occurrences[:, n:].any() and not counts.documents[:, n:].any()
+    with pytest.raises(ValueError, match="never learned"):
+        counts.add([["c"]], [1], sign=-1)
+
+
+def test_evaluate_on_sample_data_every_protocol():
+    for args in ((), ("--split", "0.6", "--shuffle", "--seed", "3"), ("--folds", "3"), ("--online",)):
+        result = run_spamnb("evaluate", SAMPLE / "mail", "--format", "json", *args)
+        assert result.returncode == 0, (args, result.stderr)
+        data = json.loads(result.stdout)
+        assert 0 <= data["one_minus_roca_percent"] <= 100 and 0 <= data["roc_auc"] <= 1
+        total = sum(sum(row.values()) for row in data["confusion"].values())
+        assert total == data["messages"]["spam"] + data["messages"]["ham"]
+    text = run_spamnb("evaluate", SAMPLE / "mail").stdout.decode()
+    assert "1-ROCA %" in text and "confusion" in text
+    assert run_spamnb("evaluate", SAMPLE / "mail", "--online", "--folds", "2").returncode == 64
+
+
+def test_evaluate_reads_an_index_file(tmp_path):
+    index = tmp_path / "index"
+    lines = [f"spam\t{p}" for p in sorted((SAMPLE / "mail" / "spam").iterdir())]
+    lines += [f"ham\t{p}" for p in sorted((SAMPLE / "mail" / "ham").iterdir())]
+    index.write_text("\n".join(lines) + "\n")
+    result = run_spamnb("evaluate", index, "--online", "--shuffle", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["messages"] == {"spam": 46, "ham": 46}
+    bad = tmp_path / "bad-index"
+    bad.write_text("maybe\tx\n")
+    failed = run_spamnb("evaluate", bad)
+    assert failed.returncode == 4 and b"expected 'spam|ham<TAB>path'" in failed.stderr
+
+
+def test_online_on_whole_spamassassin_is_quick_and_reports_trec_measures():
+    index = corpus("spamassassin") / "index"
+    result = run_spamnb("evaluate", index, "--online", "--shuffle", "--format", "json", timeout=300)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["messages"] == {"spam": 1896, "ham": 4150}
+    assert data["one_minus_roca_percent"] < 1.0 and data["lam_percent"] < 5.0
