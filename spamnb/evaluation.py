@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import random
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -17,11 +16,9 @@ import numpy as np
 from .counts import HAM, SPAM, TokenCounts
 from .errors import InputError
 from .metrics import summarise
-from .model import Model, TrainOptions
-from .scoring import ScoringRule
+from .model import Model, TrainOptions, raw_score_from_counts
 from .sources import display
 from .training import CALIBRATION_SAMPLE, Reservoir, TrainReport, calibrate, labelled_folder, tokenized_messages
-from .weights import presence_scoring, token_weights
 
 
 @dataclass
@@ -144,20 +141,12 @@ def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | No
     """
     counts = TokenCounts()
     totals = np.zeros(2, dtype=np.int64)
-    presence = presence_scoring(options.event_model)
-    rule = ScoringRule(options.normalize, options.top_k, 1.0, 0.0)
     log_odds = []
     order = list(range(len(corpus.labels))) if order is None else order
     labels = [corpus.labels[i] for i in order]
     for tokens, label in ((corpus.tokens[i], corpus.labels[i]) for i in order):
         if counts.messages.min() > 0:
-            bag = Counter(t for t in tokens if t in counts.vocabulary)
-            ids = np.fromiter((counts.vocabulary[t] for t in bag), dtype=np.intp, count=len(bag))
-            times = np.fromiter(bag.values(), dtype=np.int64, count=len(bag))
-            weights, absent = token_weights(counts.occurrences[:, ids], counts.documents[:, ids], counts.messages,
-                                            totals, len(counts), options.event_model, options.alpha,
-                                            options.robinson)
-            raw = rule.raw((weights * (1 if presence else times)).tolist())[0]
+            raw = raw_score_from_counts(counts, totals, tokens, options)
             prior = float(np.log(counts.messages[SPAM]) - np.log(counts.messages[HAM]))
             log_odds.append(raw + (prior if options.normalize == "none" else 0.0))
         else:

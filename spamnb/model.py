@@ -76,6 +76,36 @@ def today() -> int:
     return int(_dt.datetime.now(_dt.timezone.utc).timestamp() // 86400)
 
 
+def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[str],
+                          options: TrainOptions, without: int | None = None) -> float:
+    """A message's raw score computed straight from counts, for just its tokens.
+
+    With `without` (its class), the message's own counts are taken out first:
+    the leave-one-out score of a training message.  Used for calibration and
+    for online evaluation, where rebuilding the whole weight table per
+    message would cost O(vocabulary) each time.
+    """
+    bag = Counter(token for token in tokens if token in counts.vocabulary)
+    ids = np.fromiter((counts.vocabulary[t] for t in bag), dtype=np.intp, count=len(bag))
+    times = np.fromiter(bag.values(), dtype=np.int64, count=len(bag))
+    occurrences = counts.occurrences[:, ids]
+    documents = counts.documents[:, ids]
+    messages = counts.messages
+    if without is not None:
+        occurrences, documents, messages, totals = (occurrences.copy(), documents.copy(),
+                                                    messages.copy(), totals.copy())
+        occurrences[without] -= times
+        documents[without] -= 1
+        messages[without] -= 1
+        totals[without] -= times.sum()
+        if messages.min() <= 0:
+            raise ValueError("leave-one-out needs at least two messages of each class")
+    weights, _ = token_weights(occurrences, documents, messages, totals, len(counts),
+                               options.event_model, options.alpha, options.robinson)
+    x = np.ones_like(times) if presence_scoring(options.event_model) else times
+    return ScoringRule(options.normalize, options.top_k).raw((weights * x).tolist())[0]
+
+
 class Model:
     """A trained naive Bayes spam model."""
 
@@ -262,29 +292,9 @@ class Model:
         change of one message in a sum over the whole vocabulary.)
         """
         counts = self.counts
-        options = self.options
-        presence = presence_scoring(options.event_model)
-        rule = ScoringRule(options.normalize, options.top_k)
         totals = counts.occurrences.sum(axis=1)
-        raw = np.empty(len(documents))
-        for i, (tokens, label) in enumerate(zip(documents, labels)):
-            bag = Counter(token for token in tokens if token in counts.vocabulary)
-            ids = np.fromiter((counts.vocabulary[t] for t in bag), dtype=np.intp, count=len(bag))
-            times = np.fromiter(bag.values(), dtype=np.int64, count=len(bag))
-            occurrences = counts.occurrences[:, ids].copy()
-            documents_ = counts.documents[:, ids].copy()
-            occurrences[label] -= times
-            documents_[label] -= 1
-            messages = counts.messages.copy()
-            messages[label] -= 1
-            own_totals = totals.copy()
-            own_totals[label] -= times.sum()
-            if messages.min() <= 0:
-                raise ValueError("calibration needs at least two messages of each class")
-            weights, _ = token_weights(occurrences, documents_, messages, own_totals, len(counts),
-                                       options.event_model, options.alpha, options.robinson)
-            x = np.ones_like(times) if presence else times
-            raw[i] = rule.raw((weights * x).tolist())[0]
+        raw = np.array([raw_score_from_counts(counts, totals, tokens, self.options, without=label)
+                        for tokens, label in zip(documents, labels)])
         scale, offset = fit_platt(raw, np.asarray(labels))
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(documents)}
         self.held_out_log_odds = offset + scale * raw

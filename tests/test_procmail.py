@@ -1,6 +1,5 @@
 """The README's procmail recipe, run by the real procmail (skipped if not installed)."""
 
-import os
 import re
 import shutil
 import subprocess

@@ -2,7 +2,6 @@
 
 import json
 import os
-import struct
 import zlib
 
 import numpy as np
