@@ -119,3 +119,12 @@ def test_garbage_never_raises():
                 b"Subject: =?x?Q?=ZZ=?=\n\n\xff"):
         result = decode_message(raw)
         assert isinstance(result.texts, list)
+
+
+@pytest.mark.parametrize("text,charset,codec", [("未承諾広告 出会いの広場", "ISO-2022-JP", "iso2022_jp"),
+                                                ("正规发票优惠", "HZ-GB-2312", "hz"),
+                                                ("café", "UTF-7", "utf-7")])
+def test_seven_bit_encodings_are_decoded_not_taken_as_ascii(text, charset, codec):
+    raw = text.encode(codec)
+    assert raw.isascii()
+    assert decode_message(body_message(raw, charset=charset)).texts[0] == text
