@@ -94,6 +94,8 @@ def _variant(name: str):
         return {}, {"top_k": int(value)}, None
     if key == "bigrams":
         return {"bigrams": value != "no"}, {}, None
+    if key == "fold-variants":
+        return {"fold_variants": value != "no"}, {}, None
     if key in ("min-word-length", "max-word-length"):
         return {}, {}, _patch(**{key.upper().replace("-", "_"): int(value)})
     raise SystemExit(f"unknown variant {name!r}; known: {', '.join(VARIANTS)} and settings "
@@ -161,7 +163,8 @@ def evaluate(name: str, variants: list[str], jobs: int, folds: int = 0) -> dict[
             setup()
         base = TokenizerOptions(headers=TokenizerOptions.parse_headers(corpora.SETTINGS[name]["headers"]))
         _options = TokenizerOptions(**{"headers": base.headers, "stopwords": base.stopwords,
-                                       "bigrams": base.bigrams, **tokenizer_overrides})
+                                       "bigrams": base.bigrams, "fold_variants": base.fold_variants,
+                                       **tokenizer_overrides})
         started = time.perf_counter()
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             documents = pool.map(_tokenize, range(len(_decoded)), chunksize=64)

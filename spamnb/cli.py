@@ -274,9 +274,20 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, explain, explain_t
 @click.option("--shuffle", is_flag=True, help="Shuffle first (for corpora with no delivery order).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed for --shuffle.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
+              help="Write the ROC curve and score histogram to FILE.svg (or .png with matplotlib).")
+@click.option("--tune", is_flag=True,
+              help="Find the cutoffs that keep ham loss on the test messages under --max-fpr; "
+                   "print them, and store them in --model if given.")
+@click.option("--max-fpr", type=click.FloatRange(0, 1), default=0.001, show_default=True,
+              help="Ham misclassification allowed by --tune.")
+@click.option("--max-fnr", type=click.FloatRange(0, 1), default=0.005, show_default=True,
+              help="Spam called ham allowed by --tune (sets the ham cutoff).")
+@model_option
 @training_options
-def evaluate(source, share, folds, online, shuffle, seed, fmt, event_model, alpha, robinson, normalize,
-             top_k, bigrams, headers_spec, stopwords_file, no_stopwords):
+def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, max_fpr, max_fnr, model_path,
+             event_model, alpha, robinson, normalize, top_k, bigrams, headers_spec, stopwords_file,
+             no_stopwords):
     """Measure accuracy on labelled mail the model is not trained on.
 
     SOURCE is a folder with spam/ and ham/, or an index file of
@@ -309,26 +320,53 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, event_model, alph
         result = evaluate_online(corpus, options, online_order(corpus, shuffle, seed))
     elif folds:
         protocol = f"{folds}-fold cross-validation{' (shuffled, seed %d)' % seed if shuffle else ''}"
-        labels, scores, verdicts = [], [], []
+        labels, scores_pooled, verdicts = [], [], []
         for train_ids, test_ids in fold_indices(corpus, folds, shuffle, seed):
             part = evaluate_split(corpus, train_ids, test_ids, options)
             labels += part["scores"]["labels"]
-            scores += part["scores"]["log_odds"]
-            model_verdicts = part.pop("verdicts", None)
-            verdicts += model_verdicts or []
-        result = summarise(labels, scores, verdicts)
+            scores_pooled += part["scores"]["log_odds"]
+            verdicts += part["verdicts"]
+        result = summarise(labels, scores_pooled, verdicts)
     else:
         share = share or 0.7
         protocol = f"{share:.0%} train / {1 - share:.0%} test per class{' (shuffled, seed %d)' % seed if shuffle else ''}"
         result = evaluate_split(corpus, *split_indices(corpus, share, shuffle, seed), options)
-    result.pop("scores", None)
+    scores = result.pop("scores", None)
     result.pop("verdicts", None)
+    if scores is None:  # folds: the pooled scores
+        scores = {"labels": labels, "log_odds": [float(x) for x in scores_pooled]}
     result["protocol"] = protocol
     result["skipped"] = len(corpus.report.skipped)
+    if tune:
+        from .calibration import tune_cutoffs
+
+        spam_cut, ham_cut = tune_cutoffs(scores["log_odds"], scores["labels"], max_fpr, max_fnr)
+        result["tuned_cutoffs"] = {"spam": spam_cut, "ham": ham_cut, "max_fpr": max_fpr, "max_fnr": max_fnr}
+        if model_path:
+            from .model import Model
+            from .scoring import Cutoffs
+
+            model = Model.load(model_path)
+            model.cutoffs = Cutoffs(spam=spam_cut, ham=ham_cut)
+            model.save(model_path)
+            result["tuned_cutoffs"]["stored_in"] = model_path
+    if plot_path:
+        from .plots import write_plot
+
+        try:
+            write_plot(plot_path, scores["labels"], scores["log_odds"])
+        except ValueError as error:
+            raise OptionError(str(error)) from None
     if fmt == "json":
         click.echo(json.dumps(result, indent=2))
         return
     _evaluate_text(result)
+    from .plots import terminal_histogram, terminal_roc
+
+    click.echo()
+    click.echo(terminal_roc(scores["labels"], scores["log_odds"]))
+    click.echo()
+    click.echo(terminal_histogram(scores["labels"], scores["log_odds"]))
 
 
 def _evaluate_text(result):
@@ -353,6 +391,10 @@ def _evaluate_text(result):
         lines.append(f"    {truth:<22} {row['spam']:>6,} {row['ham']:>8,} {row['unsure']:>8,}")
     if "cutoffs" in result:
         lines.append(f"  cutoffs: spam ≥ {result['cutoffs']['spam']:.6g}, ham ≤ {result['cutoffs']['ham']:.6g}")
+    if "tuned_cutoffs" in result:
+        tuned = result["tuned_cutoffs"]
+        lines.append(f"  tuned on these scores (ham loss ≤ {100 * tuned['max_fpr']:g} %): spam ≥ {tuned['spam']:.6g}, "
+                     f"ham ≤ {tuned['ham']:.6g}" + (f"; stored in {tuned['stored_in']}" if "stored_in" in tuned else ""))
     click.echo("\n".join(lines))
 
 

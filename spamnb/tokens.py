@@ -47,7 +47,7 @@ HEADER_PRESETS = {
 MIN_WORD_LENGTH = 2
 # Bumped whenever a change here would give an existing model's tokens a new
 # meaning; a model trained by another version is refused, not mis-scored.
-TOKENIZER_VERSION = 1
+TOKENIZER_VERSION = 2
 # Longer words are dropped: a bound on token size for hostile input.  Turning
 # them into SpamBayes-style "skip:C:N" tokens measured level (Bernoulli model:
 # 0.306 / 0.016 against 0.307 / 0.016), so that rule is gone.
@@ -76,6 +76,8 @@ class TokenizerOptions:
     built-in English and Chinese lists unless given."""
     bigrams: bool = False
     """Also count each pair of adjacent body words ("free money", "代开 发票")."""
+    fold_variants: bool = True
+    """Fold Traditional characters and spam homoglyphs to Simplified before segmenting."""
 
     @staticmethod
     def parse_headers(spec: str) -> tuple[str, ...]:
@@ -103,12 +105,13 @@ class TokenizerOptions:
 
     def to_dict(self) -> dict:
         return {"headers": list(self.headers), "stopwords": sorted(self.stopwords),
-                "bigrams": self.bigrams}
+                "bigrams": self.bigrams, "fold_variants": self.fold_variants}
 
     @classmethod
     def from_dict(cls, data: dict) -> "TokenizerOptions":
         return cls(headers=tuple(data["headers"]), stopwords=frozenset(data["stopwords"]),
-                   bigrams=bool(data.get("bigrams", False)))
+                   bigrams=bool(data.get("bigrams", False)),
+                   fold_variants=bool(data.get("fold_variants", False)))
 
 
 def normalise(text: str) -> str:
@@ -129,8 +132,10 @@ def text_tokens(text: str, options: TokenizerOptions) -> list[str]:
         if not piece:
             continue
         if index % 2:  # a Han run (split() puts captured groups at odd indices)
-            from .chinese import segment
+            from .chinese import fold_variants, segment
 
+            if options.fold_variants:
+                piece = fold_variants(piece)
             out.extend(word for word in segment(piece) if word not in stop)
             continue
         for match in _LATIN_TOKEN.finditer(piece):

@@ -90,3 +90,12 @@ def test_attachments_give_type_and_extension_only():
     assert "attach:type:application/zip" in tokens and "attach:ext:zip" in tokens
     assert "see" in tokens and "attached" in tokens
     assert not any("uesd" in t for t in tokens)
+
+
+def test_variant_characters_fold_to_the_words_they_imitate():
+    # The example: homoglyphs (涐, 岢), a circled ideograph (㊣) and
+    # Traditional forms (規, 髮) map back to 我司可办理正规发票.
+    assert text_tokens("涐司岢办理㊣規髮票", DEFAULT) == text_tokens("我司可办理正规发票", DEFAULT)
+    assert "发票" in text_tokens("發票優惠", DEFAULT)
+    unfolded = TokenizerOptions(fold_variants=False)
+    assert "发票" not in text_tokens("發票優惠", unfolded)
