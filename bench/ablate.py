@@ -27,7 +27,8 @@ from spamnb import tokens as tokens_module  # noqa: E402
 from spamnb.counts import TokenCounts  # noqa: E402
 from spamnb.message import decode_message  # noqa: E402
 from spamnb.metrics import one_minus_roca_percent  # noqa: E402
-from spamnb.model import Model, TrainOptions  # noqa: E402
+from spamnb.model import Model  # noqa: E402
+from spamnb.options import TrainOptions  # noqa: E402
 from spamnb.tokens import TokenizerOptions  # noqa: E402
 from spamnb.training import CALIBRATION_SAMPLE, Reservoir, calibrate  # noqa: E402
 
@@ -90,8 +91,8 @@ def _variant(name: str):
         return {}, {key: float(value)}, None
     if key == "normalize":
         return {}, {"normalize": value}, None
-    if key == "top-k":
-        return {}, {"top_k": int(value)}, None
+    if key in ("top-k", "chunk", "min-df", "max-features"):
+        return {}, {key.replace("-", "_"): int(value)}, None
     if key == "bigrams":
         return {"bigrams": value != "no"}, {}, None
     if key == "fold-variants":

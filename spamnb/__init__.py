@@ -2,7 +2,8 @@
 
 __version__ = "0.1.0"
 
-from .model import Model, TrainOptions  # noqa: E402
+from .model import Model  # noqa: E402
+from .options import TrainOptions  # noqa: E402
 from .scoring import Cutoffs, Score  # noqa: E402
 from .tokens import TokenizerOptions  # noqa: E402
 from .training import train  # noqa: E402

@@ -12,7 +12,10 @@ import click
 from . import __version__
 from .errors import (EXIT_INPUT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InputError,
                      OptionError, SpamnbError)
+from .options import EVENT_MODELS, NORMALIZE, TrainOptions
 from .paths import default_model_path
+
+DEFAULTS = TrainOptions()
 
 EXIT_STATUS_HELP = """\b
 Exit status:
@@ -53,19 +56,28 @@ def cli():
 def training_options(function):
     """The options that shape a model, shared by `train` and `evaluate`."""
     for option in reversed([
-        click.option("--event-model", type=click.Choice(["multinomial", "bernoulli", "mixed"]),
-                     default="mixed", show_default=True,
+        click.option("--event-model", type=click.Choice(EVENT_MODELS), default=DEFAULTS.event_model,
+                     show_default=True,
                      help="multinomial: token counts; bernoulli: token presence, absent tokens "
                      "count too; mixed: counts to train, presence to score."),
-        click.option("--alpha", type=click.FloatRange(0, 1e6, min_open=True), default=1.0, show_default=True,
+        click.option("--alpha", type=click.FloatRange(0, 1e6, min_open=True), default=DEFAULTS.alpha,
+                     show_default=True,
                      help="Additive smoothing (1 = Laplace, below 1 = Lidstone)."),
         click.option("--robinson", type=click.FloatRange(0), default=None,
                      help="Strength of Robinson's smoothing of rare tokens toward no information "
                      "(0: off)."),
-        click.option("--normalize", type=click.Choice(["none", "sqrt", "mean"]), default=None,
+        click.option("--normalize", type=click.Choice(NORMALIZE), default=DEFAULTS.normalize, show_default=True,
                      help="Length normalisation: divide the summed weights by n^γ (γ = 0, 1/2, 1)."),
         click.option("--top-k", type=click.IntRange(0), default=None,
                      help="Score only the K tokens with the strongest weights (Graham); 0: all."),
+        click.option("--chunk", type=click.IntRange(0), default=None,
+                     help="Score long mail in chunks of N tokens, keeping the spammiest; 0: whole."),
+        click.option("--min-df", type=click.IntRange(0), default=None,
+                     help="Give no weight to tokens seen in fewer than N training messages."),
+        click.option("--max-features", type=click.IntRange(0), default=None,
+                     help="Keep only the N tokens with the highest information gain; 0: all."),
+        click.option("--fold-variants/--no-fold-variants", default=None,
+                     help="Fold Traditional Chinese and spam homoglyphs to Simplified."),
         click.option("--bigrams/--no-bigrams", default=None,
                      help="Also count pairs of adjacent words."),
         click.option("--headers", "headers_spec", default="content", show_default=True,
@@ -80,11 +92,10 @@ def training_options(function):
     return function
 
 
-def _train_options(event_model, alpha, robinson, normalize, top_k, bigrams, headers_spec,
-                   stopwords_file, no_stopwords):
+def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
+                   fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords):
     """TrainOptions from the command line; unset options take the library's defaults."""
     from . import stopwords as stopword_lists
-    from .model import TrainOptions
     from .tokens import TokenizerOptions
 
     if no_stopwords and stopwords_file:
@@ -93,13 +104,17 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, bigrams, head
              stopword_lists.read_file(stopwords_file) if stopwords_file else stopword_lists.builtin())
     try:
         defaults = TrainOptions()
+        def given(value, default):
+            return default if value is None else value
+
         tokenizer = TokenizerOptions(headers=TokenizerOptions.parse_headers(headers_spec), stopwords=words,
-                                     bigrams=defaults.tokenizer.bigrams if bigrams is None else bigrams)
+                                     bigrams=given(bigrams, defaults.tokenizer.bigrams),
+                                     fold_variants=given(fold_variants, defaults.tokenizer.fold_variants))
         return TrainOptions(
-            event_model=event_model, alpha=alpha, tokenizer=tokenizer,
-            robinson=defaults.robinson if robinson is None else robinson,
-            normalize=normalize or defaults.normalize,
-            top_k=defaults.top_k if top_k is None else top_k)
+            event_model=event_model, alpha=given(alpha, defaults.alpha), tokenizer=tokenizer,
+            robinson=given(robinson, defaults.robinson), normalize=given(normalize, defaults.normalize),
+            top_k=given(top_k, defaults.top_k), chunk=given(chunk, defaults.chunk),
+            min_df=given(min_df, defaults.min_df), max_features=given(max_features, defaults.max_features))
     except ValueError as error:
         raise OptionError(str(error)) from None
 
@@ -121,7 +136,8 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, bigrams, head
                    "Default: tuned so at most 0.5 % of spam is called ham.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
-          bigrams, headers_spec, stopwords_file, no_stopwords, spam_cutoff, ham_cutoff, quiet):
+          chunk, min_df, max_features, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords,
+          spam_cutoff, ham_cutoff, quiet):
     """Train a model from labelled mail and write it.
 
     FOLDER holds spam/ and ham/ (each a directory of message files, a Maildir
@@ -145,8 +161,8 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
         spam_paths, ham_paths = labelled_folder(folder)
     if not spam_paths or not ham_paths:
         raise OptionError("need spam and ham: give FOLDER (with spam/ and ham/) or --spam PATH and --ham PATH")
-    options = _train_options(event_model, alpha, robinson, normalize, top_k, bigrams, headers_spec,
-                             stopwords_file, no_stopwords)
+    options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
+                             fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
     try:
         cutoffs = None
         if spam_cutoff is not None or ham_cutoff is not None:
@@ -286,8 +302,8 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, explain, explain_t
 @model_option
 @training_options
 def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, max_fpr, max_fnr, model_path,
-             event_model, alpha, robinson, normalize, top_k, bigrams, headers_spec, stopwords_file,
-             no_stopwords):
+             event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, fold_variants,
+             bigrams, headers_spec, stopwords_file, no_stopwords):
     """Measure accuracy on labelled mail the model is not trained on.
 
     SOURCE is a folder with spam/ and ham/, or an index file of
@@ -312,8 +328,8 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
-    options = _train_options(event_model, alpha, robinson, normalize, top_k, bigrams, headers_spec,
-                             stopwords_file, no_stopwords)
+    options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
+                             fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
     corpus = load_corpus(source, options)
     if online:
         protocol = f"online (TREC immediate feedback{', shuffled, seed %d' % seed if shuffle else ''})"

@@ -16,7 +16,8 @@ import numpy as np
 from .counts import HAM, SPAM, TokenCounts
 from .errors import InputError
 from .metrics import summarise
-from .model import Model, TrainOptions, raw_score_from_counts
+from .model import Model, raw_score_from_counts
+from .options import TrainOptions
 from .sources import display
 from .training import CALIBRATION_SAMPLE, Reservoir, TrainReport, calibrate, labelled_folder, tokenized_messages
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections import Counter
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,51 +23,10 @@ from .message import decode_message
 from .modelfile import (FORMAT_VERSION, build_hash_slots, check_u4, hash_size_for, read_model,
                         write_model)
 from .calibration import fit_platt, tune_cutoffs
-from .scoring import NORMALIZE, Cutoffs, Score, ScoringRule, WeightTable, score_tokens
+from .options import TrainOptions
+from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_tokens
 from .tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens
-from .weights import EVENT_MODELS, log_odds_weights, presence_scoring, token_weights
-
-
-@dataclass(frozen=True)
-class TrainOptions:
-    # Mixed by default.  Ranking, 1-ROCA % by 10-fold cross-validation inside
-    # the 70 % training part (bench/ablate.py --folds 10), spamassassin /
-    # ccert_zh: mixed 0.273 / 0.017, Bernoulli 0.307 / 0.016, multinomial
-    # 0.419 / 0.059.  At the default cutoffs on the unseen 30 %, mixed caught
-    # 96.5 % / 96.2 % of spam against Bernoulli's 80.7 % / 94.7 %, losing less
-    # ham (0.48 % / 0.09 % vs 0.56 % / 0.09 %): Bernoulli's absent-token terms
-    # push short spam far toward ham.
-    event_model: str = "mixed"
-    alpha: float = 1.0
-    tokenizer: TokenizerOptions = field(default_factory=TokenizerOptions)
-    robinson: float = 0.0
-    """Strength s of Robinson's rare-token smoothing (0: off); see weights.shrink_rare."""
-    normalize: str = "mean"
-    """Length normalisation of the score: none, sqrt or mean (see scoring.ScoringRule).
-
-    Mean by default: 5-fold cross-validation inside the training part
-    (bench/ablate.py --folds 5) gave 1-ROCA % 0.122 / 0.011 (spamassassin /
-    ccert_zh) against 0.292 / 0.017 for plain sums, sqrt 0.170 / 0.010.
-    Naive Bayes counts correlated tokens as independent evidence, so a long
-    message's sum is extreme whichever way it leans; the mean ranks messages
-    of different lengths fairly, and calibration turns it into P(spam).
-    Top-k (Graham, k = 15: 0.177 / 0.008), Robinson smoothing (s = 0.3 with
-    the mean: 0.127 / 0.012) and word bigrams (with Robinson and the mean:
-    0.142 / 0.010) did not beat it on both corpora; they stay as options."""
-    top_k: int = 0
-    """Score only the k tokens with the largest |contribution| (Graham); 0: all."""
-
-    def __post_init__(self):
-        if self.event_model not in EVENT_MODELS:
-            raise ValueError(f"unknown event model {self.event_model!r}")
-        if not self.alpha > 0:
-            raise ValueError("alpha must be > 0 (1 is Laplace smoothing)")
-        if self.robinson < 0:
-            raise ValueError("the Robinson strength must be >= 0")
-        if self.normalize not in NORMALIZE:
-            raise ValueError(f"normalize must be one of {', '.join(NORMALIZE)}")
-        if self.top_k < 0:
-            raise ValueError("top-k must be >= 0")
+from .weights import log_odds_weights, presence_scoring, select_features, token_weights
 
 
 def today() -> int:
@@ -136,6 +94,8 @@ class Model:
                                     self.options.robinson)
         if not (np.isfinite(computed.weights).all() and np.isfinite(computed.bias)):
             raise ValueError("the weights are not finite numbers; is alpha reasonable?")
+        computed.weights = select_features(computed.weights, counts.documents, counts.messages,
+                                           self.options.min_df, self.options.max_features)
         encoded = [token.encode("utf-8", "surrogatepass") for token in counts.tokens]
         lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
@@ -166,7 +126,8 @@ class Model:
                 event_model=meta["event_model"], alpha=float(meta["alpha"]),
                 tokenizer=TokenizerOptions.from_dict(meta["tokenizer"]),
                 robinson=float(meta.get("robinson", 0.0)), normalize=meta.get("normalize", "none"),
-                top_k=int(meta.get("top_k", 0)))
+                top_k=int(meta.get("top_k", 0)), chunk=int(meta.get("chunk", 0)),
+                min_df=int(meta.get("min_df", 0)), max_features=int(meta.get("max_features", 0)))
             cutoffs = Cutoffs(**meta["cutoffs"])
             model = cls(None, options, cutoffs, meta)  # type: ignore[arg-type]
             model._file = model_file
@@ -219,7 +180,8 @@ class Model:
             "created": meta.get("created", now), "updated": now,
             "event_model": self.options.event_model, "alpha": self.options.alpha,
             "tokenizer": self.options.tokenizer.to_dict(), "robinson": self.options.robinson,
-            "normalize": self.options.normalize, "top_k": self.options.top_k,
+            "normalize": self.options.normalize, "top_k": self.options.top_k, "chunk": self.options.chunk,
+            "min_df": self.options.min_df, "max_features": self.options.max_features,
             "messages": [int(m) for m in self.messages], "bias": self.bias,
             "cutoffs": {"spam": self.cutoffs.spam, "ham": self.cutoffs.ham},
             "vocabulary": len(self._sections["weights"]),
@@ -275,7 +237,7 @@ class Model:
         """How contributions combine: the options, plus the calibration if fitted."""
         calibration = self.meta.get("calibration")
         scale, offset = (calibration["scale"], calibration["offset"]) if calibration else (1.0, self.bias)
-        return ScoringRule(self.options.normalize, self.options.top_k, scale, offset)
+        return ScoringRule(self.options.normalize, self.options.top_k, scale, offset, self.options.chunk)
 
     def score_tokens(self, tokens: list[str], explain: bool = False,
                      cutoffs: Cutoffs | None = None) -> Score:

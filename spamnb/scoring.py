@@ -57,6 +57,8 @@ class ScoringRule:
     top_k: int = 0
     scale: float = 1.0
     offset: float = 0.0
+    chunk: int = 0
+    """Long-mail chunking: score each run of this many tokens alone, keep the spammiest."""
 
     def raw(self, contributions: list[float]) -> tuple[float, list[int]]:
         """(raw score, indices of the contributions kept)."""
@@ -75,9 +77,6 @@ class ScoringRule:
     def divisor(self, kept: int) -> float:
         n = max(kept, 1)
         return {"none": 1.0, "sqrt": math.sqrt(n), "mean": float(n)}[self.normalize]
-
-
-NORMALIZE = ("none", "sqrt", "mean")
 
 
 @dataclass
@@ -167,13 +166,30 @@ def _native(array, dtype: str, little: bool):
 
 def score_tokens(tokens: list[str], table: WeightTable, rule: ScoringRule, presence: bool,
                  cutoffs: Cutoffs, explain: bool = False) -> Score:
-    """log-odds = offset + scale · Σ_{kept w} x_w λ_w / n^γ over the tokens the model knows."""
+    """log-odds = offset + scale · Σ_{kept w} x_w λ_w / n^γ over the tokens the model knows.
+
+    With chunking, a message longer than `rule.chunk` tokens is cut into runs
+    of that many (in reading order) and scored as its spammiest run: spam
+    padded with pages of innocent text still shows its spam part.
+    """
+    if rule.chunk and len(tokens) > rule.chunk:
+        chunks = [tokens[i:i + rule.chunk] for i in range(0, len(tokens), rule.chunk)]
+        scores = [_score_one(chunk, table, rule, presence, cutoffs, explain) for chunk in chunks]
+        best = max(scores, key=lambda score: score.log_odds)
+        best.tokens_distinct = len(set(tokens))
+        return best
+    return _score_one(tokens, table, rule, presence, cutoffs, explain)
+
+
+def _score_one(tokens, table, rule, presence, cutoffs, explain) -> Score:
     bag = Counter(tokens)
     known: list[tuple[str, float, int]] = []
     for token, count in bag.items():
         index = table.index(token)
         if index >= 0:
-            known.append((token, table.weight(index), 1 if presence else count))
+            weight = table.weight(index)
+            if weight != 0.0:  # 0: no evidence, or left out by feature selection
+                known.append((token, weight, 1 if presence else count))
     raw, kept = rule.raw([weight * times for _, weight, times in known])
     log_odds = rule.offset + rule.scale * raw
     effects: list[TokenEffect] = []

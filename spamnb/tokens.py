@@ -74,10 +74,19 @@ class TokenizerOptions:
     stopwords: frozenset[str] = field(default_factory=_stopwords.builtin)
     """Words dropped from body and header text (after case folding); the
     built-in English and Chinese lists unless given."""
-    bigrams: bool = False
-    """Also count each pair of adjacent body words ("free money", "代开 发票")."""
+    bigrams: bool = True
+    """Also count each pair of adjacent body words ("free money", "代开 发票").
+
+    On by default: 5-fold cross-validation inside the training part gave
+    1-ROCA % 0.080 / 0.006 (spamassassin / ccert_zh) against 0.096 / 0.007
+    without.  The price: about 3 times the vocabulary and twice the training
+    time.  Pairs skip stop words, so "the free the money" pairs "free money"."""
     fold_variants: bool = True
-    """Fold Traditional characters and spam homoglyphs to Simplified before segmenting."""
+    """Fold Traditional characters and spam homoglyphs to Simplified before segmenting.
+
+    Level on these corpora (1-ROCA % 0.115 / 0.011 with and without), whose
+    Chinese is almost all Simplified GB2312; it is for mail that mixes
+    scripts or disguises words (涐司岢办理㊣規髮票 = 我司可办理正规发票)."""
 
     @staticmethod
     def parse_headers(spec: str) -> tuple[str, ...]:

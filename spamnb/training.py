@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from .counts import HAM, LABELS, SPAM, TokenCounts
 from .errors import InputError
 from .message import decode_message
-from .model import Model, TrainOptions, today
+from .model import Model, today
+from .options import TrainOptions
 from .scoring import Cutoffs
 from .sources import Skipped, count_messages, display, looks_like_mail, read_messages
 from .tokens import message_tokens

@@ -38,7 +38,7 @@ import numpy as np
 
 from .counts import HAM, SPAM, TokenCounts
 
-EVENT_MODELS = ("multinomial", "bernoulli", "mixed")
+from .options import EVENT_MODELS  # noqa: E402  (one list of the names, shared with the CLI)
 
 
 @dataclass
@@ -132,3 +132,35 @@ def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float, robins
     if absent is not None:
         bias += float(absent.sum())
     return Weights(weights=weights, bias=bias, presence=presence_scoring(event_model))
+
+
+def information_gain(documents: np.ndarray, messages: np.ndarray) -> np.ndarray:
+    """Information gain of each token's presence about the class, in bits:
+    IG = H(C) - P(w) H(C | w) - P(¬w) H(C | ¬w), from document counts."""
+    def entropy(counts):  # rows: classes; columns: tokens
+        total = counts.sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(total > 0, counts / np.maximum(total, 1), 0.0)
+            return -np.nansum(np.where(p > 0, p * np.log2(p), 0.0), axis=0)
+
+    n = messages.sum()
+    present = documents.astype(np.float64)
+    absent = messages[:, None] - present
+    prior = entropy(messages[:, None].astype(np.float64))[0]
+    share = present.sum(axis=0) / n
+    return prior - share * entropy(present) - (1 - share) * entropy(absent)
+
+
+def select_features(weights: np.ndarray, documents: np.ndarray, messages: np.ndarray,
+                    min_df: int = 0, max_features: int = 0) -> np.ndarray:
+    """Weights with unselected tokens set to 0, which scoring skips: tokens in
+    fewer than `min_df` training messages, and all but the `max_features`
+    with the highest information gain.  Their counts stay in the model, so
+    learning remains exact and a later retrain may select them."""
+    keep = np.ones(len(weights), dtype=bool)
+    if min_df > 1:
+        keep &= documents.sum(axis=0) >= min_df
+    if 0 < max_features < keep.sum():
+        gain = np.where(keep, information_gain(documents, messages), -np.inf)
+        keep &= gain >= np.partition(gain, len(gain) - max_features)[len(gain) - max_features]
+    return np.where(keep, weights, 0.0)

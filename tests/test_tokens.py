@@ -69,7 +69,7 @@ def test_header_fields_are_prefixed_and_selectable():
     just_subject = TokenizerOptions(headers=TokenizerOptions.parse_headers("subject"), stopwords=frozenset())
     assert {t.split(":")[0] for t in message_tokens(decoded, just_subject) if ":" in t} == {"subject"}
     nothing = TokenizerOptions(headers=TokenizerOptions.parse_headers("none"), stopwords=frozenset())
-    assert message_tokens(decoded, nothing) == ["正规", "发票"]
+    assert message_tokens(decoded, nothing) == ["正规", "发票", "正规 发票"]  # words, then their bigram
 
 
 @pytest.mark.parametrize("spec,expected", [
