@@ -10,7 +10,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import (EXIT_INPUT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InputError,
+from .errors import (EXIT_INPUT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TEMPFAIL, EXIT_USAGE, InputError,
                      OptionError, SpamnbError)
 from .options import EVENT_MODELS, NORMALIZE, TrainOptions
 from .paths import default_model_path
@@ -23,6 +23,7 @@ Exit status:
   3   model error: missing, unreadable, corrupt, foreign or too new
   4   input error: a path does not exist or nothing in it could be read
   64  usage error: bad options
+  75  filter: the message was passed through untouched (EX_TEMPFAIL)
   70  internal error (a bug: please report it)
   130 interrupted
 \b
@@ -415,6 +416,118 @@ def _evaluate_text(result):
 
 
 @cli.command()
+@click.option("--spam", "spam_paths", multiple=True, type=click.Path(),
+              help="Messages that are spam: files, folders, Maildirs or mbox (repeatable).")
+@click.option("--ham", "ham_paths", multiple=True, type=click.Path(),
+              help="Messages that are ham (repeatable).")
+@click.option("--forget", is_flag=True, help="Remove these messages, learned before with this label.")
+@click.option("--relabel", is_flag=True,
+              help="Messages learned before with the other label move to this one.")
+@click.option("--force", is_flag=True, help="Learn duplicates again; forget what is not recorded.")
+@click.option("--on-error", is_flag=True,
+              help="Learn only messages the model now misclassifies or is unsure about.")
+@click.option("--quiet", "-q", is_flag=True, help="No summary.")
+@model_option
+def learn(spam_paths, ham_paths, forget, relabel, force, on_error, model_path, quiet):
+    """Teach an existing model: add, forget or relabel messages.
+
+    Each message's digest is kept in the model, so learning a message twice
+    is skipped, `--forget` removes exactly what was learned, and a message
+    learned with the wrong label is moved with `--relabel`.  Several
+    `learn` runs at once wait for each other (a lock beside the model);
+    `classify` is never blocked and never sees a half-written model.
+
+    \b
+    Examples:
+      spamnb learn --spam ~/Mail/caught-late/       # spam that got through
+      spamnb learn --relabel --ham ~/Mail/false-positives/
+      spamnb learn --forget --spam wrongly-taught.eml
+      spamnb learn --on-error --spam Junk.mbox --ham Inbox.mbox
+    """
+    from .model import Model
+    from .modelfile import locked
+    from .render import skipped_summary
+    from .training import learn as learn_messages
+
+    if not spam_paths and not ham_paths:
+        raise OptionError("give messages with --spam PATH and/or --ham PATH")
+    if forget and (relabel or on_error):
+        raise OptionError("--forget does not go with --relabel or --on-error")
+    path = _model_path(model_path)
+    with locked(path):
+        model = Model.load(path)
+        try:
+            report = learn_messages(model, spam_paths, ham_paths, forget=forget, relabel=relabel,
+                                    force=force, on_error=on_error)
+        except ValueError as error:
+            raise InputError(str(error)) from None
+        model.save(path)
+    for line in skipped_summary(report.reading.skipped):
+        click.echo(f"spamnb: {line}", err=True)
+    if not quiet:
+        done = report.forgotten if forget else report.learned
+        parts = [f"{'forgot' if forget else 'learned'} {done['spam']:,} spam + {done['ham']:,} ham"]
+        for count, what in ((report.relabelled, "moved from the other label"),
+                            (report.duplicates, "already learned (skipped; --force learns again)"),
+                            (report.conflicts, "learned with the other label (skipped; --relabel moves)"),
+                            (report.not_learned, "not learned with that label (skipped)"),
+                            (report.already_right, "already classified right (skipped)")):
+            if count:
+                parts.append(f"{count:,} {what}")
+        click.echo("; ".join(parts))
+        click.echo(f"model written to {path}")
+
+
+@cli.command(name="filter")
+@model_option
+@click.option("--header", "header_name", default="X-Spamnb-Status", show_default=True,
+              help="Name of the status header added.")
+@click.option("--exit-code", is_flag=True, help="Exit 0 spam, 1 ham, 2 unsure (bogofilter's convention).")
+def filter_command(model_path, header_name, exit_code):
+    """Copy one message from stdin to stdout with a status header added.
+
+    The header reads `X-Spamnb-Status: Yes|No|Unsure, score=P, log-odds=L,
+    model=NAME`; older copies of it are removed; everything else, body
+    included, is written back byte for byte, CRLF or LF as it came.  On any
+    failure (no model, a corrupt one, anything) the message is written back
+    untouched and spamnb exits 75 (EX_TEMPFAIL), so the MTA retries and no
+    mail is lost.
+
+    \b
+    Examples:
+      spamnb filter < message.eml > tagged.eml
+      :0fw                                      # procmail
+      | spamnb filter
+    """
+    from .sources import read_stdin
+
+    try:
+        raw = read_stdin(max_bytes=None)
+    except SpamnbError as error:
+        click.echo(f"spamnb: {error}", err=True)
+        sys.exit(EXIT_TEMPFAIL)
+    out = sys.stdout.buffer
+    try:
+        from .filtering import status_value, with_status_header
+        from .model import Model
+        from .sources import MAX_MESSAGE_BYTES
+
+        path = _model_path(model_path)
+        model = Model.load(path)
+        score = model.score_message(raw[:MAX_MESSAGE_BYTES])
+        tagged = with_status_header(raw, status_value(score, os.path.basename(path)), header_name)
+    except Exception as error:  # noqa: BLE001 -- whatever went wrong, the mail goes through
+        out.write(raw)
+        out.flush()
+        click.echo(f"spamnb: {error}; message passed through unchanged", err=True)
+        sys.exit(EXIT_TEMPFAIL)
+    out.write(tagged)
+    out.flush()
+    if exit_code:
+        sys.exit({"spam": 0, "ham": 1}.get(score.label, 2))
+
+
+@cli.command()
 @model_option
 @click.option("--top", "top_n", type=click.IntRange(0), default=20, show_default=True,
               help="How many spam and ham keywords to list.")
@@ -477,8 +590,11 @@ def _inspect_text(summary, spam_rows, ham_rows, looked_up):
     console.print(f"event model: {summary['event_model']}   alpha: {summary['alpha']:g}   "
                   f"bias: {summary['bias']:+.3f}   cutoffs: spam ≥ {summary['cutoffs']['spam']:g}, "
                   f"ham ≤ {summary['cutoffs']['ham']:g}")
+    size = f"{summary['file_bytes'] / 1e6:.1f} MB" if summary.get("file_bytes") else "?"
+    console.print(f"created: {summary['created']}   updated: {summary['updated']}   file: {size}   "
+                  f"messages on record: {summary['learned_digests']:,}")
     console.print(f"headers: {escape(', '.join(summary['headers'])) or '(none)'}   "
-                  f"stop words: {summary['stopwords']:,}   updated: {summary['updated']}")
+                  f"stop words: {summary['stopwords']:,}")
 
     def table(title, rows):
         t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)

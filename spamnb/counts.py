@@ -33,6 +33,9 @@ class TokenCounts:
         self._documents = np.zeros((2, 0), dtype=np.int64)
         self._last_seen = np.zeros(0, dtype=np.uint32)
         self.messages = np.zeros(2, dtype=np.int64)
+        self.learned: dict[int, int] = {}
+        """Digest (see digest.py) → class of every message counted, for
+        skipping duplicates and for forgetting exactly what was learned."""
 
     # Views trimmed to the vocabulary; the arrays behind them grow by doubling.
     @property
@@ -106,6 +109,7 @@ class TokenCounts:
 
     def merge(self, other: "TokenCounts") -> None:
         """Add another model's counts to these (training on A ∪ B)."""
+        self.learned.update(other.learned)
         ids = np.asarray(self._ids(other.tokens), dtype=np.intp)
         self._occurrences[:, ids] += other.occurrences
         self._documents[:, ids] += other.documents

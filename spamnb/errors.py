@@ -11,6 +11,7 @@ EXIT_MODEL_ERROR = 3     # model missing, unreadable, corrupt, foreign or too ne
 EXIT_INPUT_ERROR = 4     # a path given does not exist, or nothing in it could be read
 EXIT_USAGE = 64          # bad command line (EX_USAGE from sysexits.h)
 EXIT_INTERNAL = 70       # a bug in spamnb (EX_SOFTWARE); the message asks for a report
+EXIT_TEMPFAIL = 75       # filter: passed the message through untouched; the MTA retries
 EXIT_INTERRUPTED = 130   # SIGINT, as shells report it
 
 

@@ -57,7 +57,7 @@ def load_corpus(source: str, options: TrainOptions, progress: Callable[[str], No
     else:
         sources = index_sources(source)
     corpus = Corpus()
-    for label, tokens, origin in tokenized_messages(sources, options, corpus.report, progress):
+    for label, tokens, origin, _ in tokenized_messages(sources, options, corpus.report, progress):
         corpus.labels.append(label)
         corpus.tokens.append(tokens)
         corpus.origins.append(origin)

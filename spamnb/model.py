@@ -87,8 +87,13 @@ class Model:
         model.refresh()
         return model
 
-    def refresh(self) -> None:
-        """Recompute weights and the lookup index after the counts changed."""
+    def refresh(self, keep_calibration: bool = False) -> None:
+        """Recompute weights and the lookup index after the counts changed.
+
+        `keep_calibration`: after learning a few messages the fitted mapping
+        from raw score to probability (and the cutoffs tuned with it) still
+        holds; after training from scratch it is refitted.
+        """
         counts = self._counts
         computed = log_odds_weights(counts, self.options.event_model, self.options.alpha,
                                     self.options.robinson)
@@ -110,9 +115,15 @@ class Model:
             "weights": computed.weights.astype("<f8"),
             "hash_slots": build_hash_slots(encoded, size),
         }
+        digests = np.fromiter(counts.learned.keys(), dtype=np.uint64, count=len(counts.learned))
+        classes = np.fromiter(counts.learned.values(), dtype=np.uint8, count=len(counts.learned))
+        order = np.argsort(digests)
+        self._sections["digests"] = digests[order].astype("<u8")
+        self._sections["digest_classes"] = classes[order]
         self.bias = computed.bias
         self.meta["hash_size"] = size
-        self.meta.pop("calibration", None)  # fitted to the old counts
+        if not keep_calibration:
+            self.meta.pop("calibration", None)  # fitted to the old counts
         self._table = None
 
     # -- reading and writing -------------------------------------------------
@@ -168,6 +179,8 @@ class Model:
             raise ValueError("hash index or weights out of range")
         if not np.isfinite(self.bias):
             raise ValueError("bias is not a finite number")
+        if "digests" in s and s["digests"].shape != s["digest_classes"].shape:
+            raise ValueError("digest sections disagree")
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the model atomically (see modelfile.write_model)."""
@@ -201,6 +214,8 @@ class Model:
             tokens = [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip(offsets, offsets[1:])]
             self._counts = TokenCounts.from_arrays(tokens, s["occurrences"], s["documents"],
                                                    self._messages, s["last_seen"])
+            if "digests" in s:
+                self._counts.learned = dict(zip(s["digests"].tolist(), s["digest_classes"].tolist()))
         return self._counts
 
     @property
@@ -307,6 +322,8 @@ class Model:
             "stopwords": len(tokenizer.stopwords),
             "created": self.meta.get("created"),
             "updated": self.meta.get("updated"),
+            "learned_digests": len(self._sections.get("digests", ())),
+            "file_bytes": len(self._file.data) if self._file is not None else None,
         }
 
     def top_tokens(self, n: int, spam: bool = True) -> list[dict]:

@@ -29,6 +29,8 @@ an empty slot.  S is the power of two at least 2V, so chains stay short.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import struct
@@ -168,6 +170,28 @@ def atomic_write(path: Path, chunks) -> None:
         pass
     finally:
         os.close(directory_fd)
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike):
+    """Hold an exclusive lock for a read-modify-write of the model at `path`.
+
+    The lock is on a sidecar file (`MODEL.lock`), not the model, because the
+    model is replaced by rename and a lock on the old inode would not stop a
+    writer that opened the new one.  Readers take no lock: they see the old
+    or the new file whole, never half of one.
+    """
+    lock_path = os.fspath(check_writable(path)) + ".lock"
+    try:
+        handle = open(lock_path, "a")
+    except OSError as error:
+        raise ModelError(f"cannot lock {lock_path}: {error.strerror or error}") from None
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 class ModelFile:

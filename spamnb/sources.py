@@ -68,16 +68,17 @@ def read_messages(path: str, skipped: list[Skipped], max_bytes: int = MAX_MESSAG
         yield from _read_file(path, skipped, max_bytes)
 
 
-def read_stdin(max_bytes: int = MAX_MESSAGE_BYTES) -> bytes:
+def read_stdin(max_bytes: int | None = MAX_MESSAGE_BYTES) -> bytes:
+    """One message from standard input, at most `max_bytes` of it (None: all)."""
     stream = sys.stdin
     if stream is None or stream.closed:
         raise InputError("standard input is closed; give a message file or pipe one in")
     try:
         if stream.isatty():
             raise InputError("standard input is a terminal; give a message file or pipe one in")
-        data = stream.buffer.read(max_bytes)
+        data = stream.buffer.read(-1 if max_bytes is None else max_bytes)
         # Drain what is past the cap so the writer of a pipe does not get SIGPIPE.
-        while stream.buffer.read(1 << 16):
+        while max_bytes is not None and stream.buffer.read(1 << 16):
             pass
     except (OSError, ValueError) as error:  # EBADF when the descriptor was closed
         raise InputError(f"standard input is closed or unreadable ({error.strerror or error}); "

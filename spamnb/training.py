@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .counts import HAM, LABELS, SPAM, TokenCounts
+from .digest import message_digest
 from .errors import InputError
 from .message import decode_message
 from .model import Model, today
@@ -47,6 +48,8 @@ class Reservoir:
 class TrainReport:
     messages: dict[str, int] = field(default_factory=lambda: {"spam": 0, "ham": 0})
     skipped: list[Skipped] = field(default_factory=list)
+    duplicates: int = 0
+    """Messages skipped because the same message was already counted with the same label."""
     vocabulary: int = 0
     seconds: float = 0.0
 
@@ -75,7 +78,11 @@ def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], optio
         documents.clear()
         labels.clear()
 
-    for label, tokens, _ in tokenized_messages(sources, options, report, progress):
+    for label, tokens, _, digest in tokenized_messages(sources, options, report, progress):
+        if counts.learned.get(digest) == label:
+            report.duplicates += 1  # the same message twice teaches nothing new
+            continue
+        counts.learned[digest] = label
         documents.append(tokens)
         labels.append(label)
         if sample is not None:
@@ -86,8 +93,9 @@ def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], optio
 
 
 def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions, report: TrainReport,
-                       progress: Callable[[str], None] | None = None) -> Iterator[tuple[int, list[str], str]]:
-    """(label, tokens, origin) of every mail message under the labelled paths.
+                       progress: Callable[[str], None] | None = None
+                       ) -> Iterator[tuple[int, list[str], str, int]]:
+    """(label, tokens, origin, digest) of every mail message under the labelled paths.
 
     What is not mail is recorded in the report and skipped; messages read
     are counted per class there.
@@ -101,7 +109,8 @@ def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions
                 report.skipped.append(Skipped(display(raw.origin), "not a mail message (no header)"))
                 continue
             report.messages[LABELS[label]] += 1
-            yield label, message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer), raw.origin
+            yield (label, message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer),
+                   raw.origin, message_digest(raw.data))
 
 
 def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:
@@ -149,3 +158,65 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
     return model, report
+
+
+@dataclass
+class LearnReport:
+    learned: dict[str, int] = field(default_factory=lambda: {"spam": 0, "ham": 0})
+    forgotten: dict[str, int] = field(default_factory=lambda: {"spam": 0, "ham": 0})
+    relabelled: int = 0
+    duplicates: int = 0
+    """Already learned with this label (skipped unless forced)."""
+    conflicts: int = 0
+    """Learned before with the other label; --relabel moves them."""
+    not_learned: int = 0
+    """Asked to forget, but never learned with this label."""
+    already_right: int = 0
+    """Train-on-error: the model already classified them right."""
+    reading: TrainReport = field(default_factory=TrainReport)
+
+
+def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,
+          relabel: bool = False, force: bool = False, on_error: bool = False) -> LearnReport:
+    """Add (or with `forget`, remove) messages to a trained model, exactly.
+
+    Each message's digest records what it was learned as, so learning it
+    again is skipped, forgetting removes exactly what was added, and
+    `relabel` moves a message learned with the wrong label to the right one
+    (forget as the old class, learn as the new).  `on_error` learns only
+    the messages the model currently gets wrong or is unsure about.  The
+    model's calibration and cutoffs are kept; retrain to refit them.
+    """
+    check_paths([*spam, *ham])
+    counts = model.counts
+    report = LearnReport()
+    day = today()
+    sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
+    for label, tokens, _, digest in tokenized_messages(sources, model.options, report.reading):
+        name = LABELS[label]
+        previous = counts.learned.get(digest)
+        if forget:
+            if previous != label and not force:
+                report.not_learned += 1
+                continue
+            counts.add([tokens], [label], sign=-1)
+            counts.learned.pop(digest, None)
+            report.forgotten[name] += 1
+            continue
+        if previous == label and not force:
+            report.duplicates += 1
+            continue
+        if previous is not None and previous != label:
+            if not relabel:
+                report.conflicts += 1
+                continue
+            counts.add([tokens], [previous], sign=-1)
+            report.relabelled += 1
+        elif on_error and model.score_tokens(tokens).label == name:
+            report.already_right += 1
+            continue
+        counts.add([tokens], [label], day=day)
+        counts.learned[digest] = label
+        report.learned[name] += 1
+    model.refresh(keep_calibration=True)
+    return report

@@ -180,7 +180,7 @@ def test_empty_class_is_an_input_error(tmp_path):
 def test_help_documents_exit_statuses_and_examples():
     top = run_spamnb("--help").stdout.decode()
     assert "Exit status" in top and "bogofilter" in top
-    for command in ("train", "classify", "inspect"):
+    for command in ("train", "classify", "inspect", "evaluate", "learn", "filter"):
         text = run_spamnb(command, "--help").stdout.decode()
         assert "Examples:" in text and "--model" in text
 

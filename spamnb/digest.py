@@ -1,0 +1,32 @@
+"""A message's identity for "have I learned this before?".
+
+The digest is SHA-256 (first 8 bytes) of the message with what delivery
+changes taken out: the mbox From_ envelope line, CRLF line ends, and our own
+status header, so a message learned straight from a folder and the same
+message after `spamnb filter` added its header are one message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+STATUS_HEADER = "X-Spamnb-Status"
+
+
+def status_header_pattern(name: str = STATUS_HEADER) -> re.Pattern:
+    """Lines of the named header field, folded continuation lines included."""
+    return re.compile(rb"^" + re.escape(name.encode("ascii")) + rb":[^\n]*\n(?:[ \t][^\n]*\n)*",
+                      re.IGNORECASE | re.MULTILINE)
+
+
+_STATUS = status_header_pattern()
+
+
+def message_digest(raw: bytes) -> int:
+    data = raw.replace(b"\r\n", b"\n")
+    if data.startswith(b"From "):
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+    head, separator, body = data.partition(b"\n\n")
+    head = _STATUS.sub(b"", head + b"\n")[:-1]
+    return int.from_bytes(hashlib.sha256(head + separator + body).digest()[:8], "little")

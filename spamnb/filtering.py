@@ -1,0 +1,42 @@
+"""Filter mode: the message back unchanged but for one added status header.
+
+The body is never touched: the header block is located, stale copies of the
+status header are taken out of it, and the new header is appended at its
+end with the message's own line ending (CRLF stays CRLF).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .digest import STATUS_HEADER, status_header_pattern
+from .scoring import LABEL_HAM, LABEL_SPAM, Score
+
+VERDICT_WORDS = {LABEL_SPAM: "Yes", LABEL_HAM: "No"}
+
+
+def status_value(score: Score, model_name: str) -> str:
+    """`Yes, score=0.9987, log-odds=6.64, model=NAME` (Unsure for the band)."""
+    log_odds = score.log_odds if math.isfinite(score.log_odds) else math.copysign(999.0, score.log_odds)
+    return (f"{VERDICT_WORDS.get(score.label, 'Unsure')}, score={score.probability:.4f}, "
+            f"log-odds={log_odds:.2f}, model={model_name}")
+
+
+def with_status_header(raw: bytes, value: str, name: str = STATUS_HEADER) -> bytes:
+    """`raw` with `name: value` as the last header field and older copies removed."""
+    newline = b"\r\n" if b"\r\n" in raw[: raw.find(b"\n") + 1 or len(raw)] else b"\n"
+    blank = newline + newline
+    end = raw.find(blank)
+    if end < 0:
+        head, rest = raw, b""
+        if head and not head.endswith(newline):
+            head += newline
+    else:
+        head, rest = raw[: end + len(newline)], raw[end + len(newline):]
+    pattern = status_header_pattern(name)
+    if newline == b"\r\n":
+        head = pattern.sub(b"", head.replace(b"\r\n", b"\n")).replace(b"\n", b"\r\n")
+    else:
+        head = pattern.sub(b"", head)
+    line = f"{name}: {value}".encode("ascii", "replace") + newline
+    return head + line + rest

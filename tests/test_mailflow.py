@@ -1,0 +1,129 @@
+"""Living in the mail flow: learn/forget/relabel, and filter mode."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from conftest import CORPORA, SAMPLE, run_spamnb
+from spamnb.digest import message_digest
+from spamnb.filtering import with_status_header
+from spamnb.model import Model
+from spamnb.sources import read_messages
+
+MAIL = SAMPLE / "mail"
+SPAM_FILE = SAMPLE / "maildir" / "spam" / "new" / "1739205492.M2P4102.sample"
+
+
+def every_message(*roots):
+    for root in roots:
+        for raw in read_messages(str(root), []):
+            yield raw
+
+
+def strip_added(tagged: bytes, name=b"X-Spamnb-Status") -> bytes:
+    lines = tagged.split(b"\n")
+    kept = [line for line in lines if not line.startswith(name + b":")]
+    assert len(kept) == len(lines) - 1, "exactly one status header added"
+    return b"\n".join(kept)
+
+
+def test_filter_output_is_the_input_plus_one_header_for_all_sample_and_corpus_mail():
+    roots = [SAMPLE / "mail", SAMPLE / "mbox", SAMPLE / "maildir"]
+    roots += [CORPORA / name for name in ("spamassassin", "ccert_zh") if (CORPORA / name / "spam").is_dir()]
+    checked = 0
+    for raw in every_message(*roots):
+        tagged = with_status_header(raw.data, "Yes, score=0.9990, log-odds=6.90, model=m")
+        assert strip_added(tagged) == raw.data, raw.origin
+        checked += 1
+    assert checked >= 124
+
+
+def test_filter_command_end_to_end_crlf_stale_headers_and_failure(tmp_path, sample_model):
+    raw = SPAM_FILE.read_bytes()
+    result = run_spamnb("filter", "--model", sample_model, "--exit-code", input=raw)
+    assert result.returncode == 0 and result.stdout.count(b"X-Spamnb-Status: Yes, score=") == 1
+    assert strip_added(result.stdout) == raw
+    # CRLF mail keeps CRLF; a stale status header (forged by a sender) is replaced.
+    crlf = raw.replace(b"\n", b"\r\n")
+    forged = crlf.replace(b"\r\n\r\n", b"\r\nX-Spamnb-Status: No, score=0.0000\r\n\tfolded\r\n\r\n", 1)
+    out = run_spamnb("filter", "--model", sample_model, input=forged).stdout
+    assert out.count(b"X-Spamnb-Status") == 1 and b"folded" not in out and b"\n" not in out.replace(b"\r\n", b"")
+    assert out.replace(out[out.find(b"X-Spamnb-Status"):].split(b"\r\n", 1)[0] + b"\r\n", b"") == crlf
+    # No model, a corrupt model: the message goes through untouched, status 75.
+    corrupt = tmp_path / "corrupt.spamnb"
+    corrupt.write_bytes(sample_model.read_bytes()[:500])
+    for model in (tmp_path / "missing.spamnb", corrupt):
+        failed = run_spamnb("filter", "--model", model, input=raw)
+        assert failed.returncode == 75 and failed.stdout == raw and b"passed through unchanged" in failed.stderr
+
+
+def test_digest_ignores_envelope_line_endings_and_our_header():
+    raw = SPAM_FILE.read_bytes()
+    tagged = with_status_header(raw, "Yes, score=1.0000, log-odds=9.00, model=m")
+    assert message_digest(tagged) == message_digest(raw) == message_digest(raw.replace(b"\n", b"\r\n"))
+    assert message_digest(b"From a@b Sat Jan  4 10:00:00 2025\n" + raw) == message_digest(raw)
+    assert message_digest(raw + b"x") != message_digest(raw)
+
+
+def model_state(path):
+    model = Model.load(path)
+    counts = model.counts
+    return ({t: (tuple(counts.occurrences[:, i]), tuple(counts.documents[:, i]))
+             for t, i in counts.vocabulary.items() if counts.documents[:, i].any()},
+            tuple(counts.messages), dict(counts.learned))
+
+
+def test_learn_forget_relabel_and_duplicates(tmp_path, sample_model):
+    model = tmp_path / "m.spamnb"
+    model.write_bytes(sample_model.read_bytes())
+    before = model_state(model)
+    mbox = SAMPLE / "mbox" / "spam.mbox"
+    n = sum(1 for _ in read_messages(str(mbox), []))
+
+    result = run_spamnb("learn", "--spam", mbox, "--model", model)
+    assert result.returncode == 0 and f"learned {n:,} spam + 0 ham".encode() in result.stdout
+    after_learn = model_state(model)
+    assert after_learn[1] == (before[1][0], before[1][1] + n)
+
+    again = run_spamnb("learn", "--spam", mbox, "--model", model)
+    assert f"{n:,} already learned".encode() in again.stdout and model_state(model) == after_learn
+    conflict = run_spamnb("learn", "--ham", mbox, "--model", model)
+    assert f"{n:,} learned with the other label".encode() in conflict.stdout
+
+    relabel = run_spamnb("learn", "--relabel", "--ham", mbox, "--model", model)
+    assert f"learned 0 spam + {n:,} ham; {n:,} moved from the other label".encode() in relabel.stdout
+    moved = model_state(model)
+    assert moved[1] == (before[1][0] + n, before[1][1])
+
+    forget = run_spamnb("learn", "--forget", "--ham", mbox, "--model", model)
+    assert forget.returncode == 0 and f"forgot 0 spam + {n:,} ham".encode() in forget.stdout
+    assert model_state(model) == before  # count for count, digest for digest
+
+    not_there = run_spamnb("learn", "--forget", "--ham", mbox, "--model", model)
+    assert f"{n:,} not learned with that label".encode() in not_there.stdout
+    assert run_spamnb("learn", "--model", model).returncode == 64
+
+
+def test_learning_keeps_calibration_and_cutoffs(tmp_path, sample_model):
+    model = tmp_path / "m.spamnb"
+    model.write_bytes(sample_model.read_bytes())
+    before = json.loads(run_spamnb("inspect", "--model", model, "--format", "json").stdout)["summary"]
+    assert run_spamnb("learn", "--spam", SPAM_FILE, "--model", model).returncode == 0
+    after = json.loads(run_spamnb("inspect", "--model", model, "--format", "json").stdout)["summary"]
+    assert after["calibration"] == before["calibration"] and after["cutoffs"] == before["cutoffs"]
+    assert after["messages"]["spam"] == before["messages"]["spam"] + 1
+
+
+def test_on_error_learns_only_what_the_model_gets_wrong(tmp_path, sample_model):
+    model = tmp_path / "m.spamnb"
+    model.write_bytes(sample_model.read_bytes())
+    # Messages the model was trained on, relabelled by digest-free copies (an
+    # added header changes nothing the digest sees, so use fresh bytes):
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    for path in sorted((MAIL / "ham").iterdir())[:5]:
+        (folder / path.name).write_bytes(path.read_bytes() + b"\nP.S. fresh copy\n")
+    result = run_spamnb("learn", "--on-error", "--ham", folder, "--model", model)
+    assert result.returncode == 0 and b"already classified right" in result.stdout
