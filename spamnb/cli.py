@@ -528,6 +528,84 @@ def filter_command(model_path, header_name, exit_code):
 
 
 @cli.command()
+@click.argument("output", type=click.Path(dir_okay=False, allow_dash=True), default="-")
+@model_option
+def export(output, model_path):
+    """Write the model's counts as plain text (to OUTPUT, default stdout).
+
+    One token a line: token, spam count, ham count, spam messages, ham
+    messages, last learned (YYYY-MM-DD); `#` lines carry the options and the
+    learned-message digests.  `spamnb import` reads it back exactly.
+
+    \b
+    Examples:
+      spamnb export backup.tsv
+      spamnb export | sort -t$'\t' -k2,2nr | head     # most frequent spam tokens
+    """
+    from .model import Model
+    from .upkeep import export as export_counts
+
+    model = Model.load(_model_path(model_path))
+    stream = click.open_file(output, "w", encoding="utf-8", errors="surrogateescape", atomic=output != "-")
+    with stream:
+        export_counts(model, stream)
+
+
+@cli.command(name="import")
+@click.argument("source", type=click.Path(dir_okay=False, allow_dash=True, exists=True))
+@model_option
+def import_command(source, model_path):
+    """Build a model from a `spamnb export` file (weights are recomputed).
+
+    \b
+    Example:
+      spamnb import backup.tsv --model restored.spamnb
+    """
+    from .modelfile import locked
+    from .upkeep import import_
+
+    with click.open_file(source, "r", encoding="utf-8", errors="surrogateescape") as stream:
+        model = import_(stream)
+    path = _model_path(model_path)
+    with locked(path):
+        model.save(path)
+    click.echo(f"imported {model.vocabulary_size:,} tokens, {int(model.messages.sum()):,} messages; "
+               f"model written to {path}")
+
+
+@cli.command()
+@click.option("--min-count", type=click.IntRange(0), default=0,
+              help="Drop tokens counted fewer than N times in all (2 drops hapaxes).")
+@click.option("--older-than", "older_than", type=click.IntRange(0), default=None,
+              help="Drop tokens last learned more than DAYS ago.")
+@model_option
+def prune(min_count, older_than, model_path):
+    """Drop rare or stale tokens from a model, and say how many.
+
+    Pruned tokens are gone for good (their counts too); messages learned
+    before can still be forgotten, minus the pruned tokens.
+
+    \b
+    Examples:
+      spamnb prune --min-count 2                  # hapaxes: the bulk of most vocabularies
+      spamnb prune --older-than 365
+    """
+    from .model import Model
+    from .modelfile import locked
+    from .upkeep import prune as prune_tokens
+
+    if not min_count and older_than is None:
+        raise OptionError("say what to prune: --min-count N and/or --older-than DAYS")
+    path = _model_path(model_path)
+    with locked(path):
+        model = Model.load(path)
+        removed, kept = prune_tokens(model, min_count, older_than)
+        if removed:
+            model.save(path)
+    click.echo(f"pruned {removed:,} tokens, kept {kept:,}" + ("; model written to " + path if removed else ""))
+
+
+@cli.command()
 @model_option
 @click.option("--top", "top_n", type=click.IntRange(0), default=20, show_default=True,
               help="How many spam and ham keywords to list.")

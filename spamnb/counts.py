@@ -92,6 +92,8 @@ class TokenCounts:
         classes: list[int] = []
         for tokens, label in zip(documents, labels, strict=True):
             bag = Counter(tokens)
+            if sign < 0:  # tokens pruned away (or never seen) have nothing to take out
+                bag = Counter({t: n for t, n in bag.items() if t in self.vocabulary})
             ids.extend(self._ids(bag.keys()))
             amounts.extend(bag.values())
             classes.extend([label] * len(bag))
@@ -155,3 +157,11 @@ class TokenCounts:
             indptr.append(len(indices))
         return sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, len(self.tokens)),
                              dtype=np.int64)
+
+    def subset(self, keep: np.ndarray) -> "TokenCounts":
+        """The counts of the tokens where `keep` is true (message counts unchanged)."""
+        kept = np.flatnonzero(keep)
+        counts = TokenCounts.from_arrays([self.tokens[i] for i in kept], self.occurrences[:, kept],
+                                         self.documents[:, kept], self.messages, self.last_seen[kept])
+        counts.learned = dict(self.learned)
+        return counts

@@ -127,3 +127,47 @@ def test_on_error_learns_only_what_the_model_gets_wrong(tmp_path, sample_model):
         (folder / path.name).write_bytes(path.read_bytes() + b"\nP.S. fresh copy\n")
     result = run_spamnb("learn", "--on-error", "--ham", folder, "--model", model)
     assert result.returncode == 0 and b"already classified right" in result.stdout
+
+
+def test_export_import_round_trip_is_exact(tmp_path, sample_model):
+    exported = tmp_path / "e.tsv"
+    assert run_spamnb("export", exported, "--model", sample_model).returncode == 0
+    text = exported.read_text(encoding="utf-8")
+    assert text.startswith("# spamnb export 1\n") and "token\tspam_count\tham_count" in text
+    restored = tmp_path / "restored.spamnb"
+    result = run_spamnb("import", exported, "--model", restored)
+    assert result.returncode == 0, result.stderr
+    a, b = Model.load(sample_model), Model.load(restored)
+    assert a.counts.tokens == b.counts.tokens and a.counts.learned == b.counts.learned
+    for name in ("occurrences", "documents", "last_seen"):
+        np.testing.assert_array_equal(getattr(a.counts, name), getattr(b.counts, name))
+    np.testing.assert_array_equal(a.weights, b.weights)
+    assert a.cutoffs == b.cutoffs and a.meta["calibration"] == b.meta["calibration"]
+    again = tmp_path / "again.tsv"
+    run_spamnb("export", again, "--model", restored)
+    assert again.read_bytes() == exported.read_bytes()
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("token\t1\n")
+    failed = run_spamnb("import", bad, "--model", tmp_path / "x.spamnb")
+    assert failed.returncode == 4 and b"not a spamnb export" in failed.stderr
+
+
+def test_prune_removes_and_reports_what_it_says(tmp_path, sample_model):
+    model = tmp_path / "m.spamnb"
+    model.write_bytes(sample_model.read_bytes())
+    counts = Model.load(model).counts
+    rare = int((counts.occurrences.sum(axis=0) < 2).sum())
+    result = run_spamnb("prune", "--min-count", "2", "--model", model)
+    assert result.returncode == 0 and f"pruned {rare:,} tokens, kept {len(counts) - rare:,}".encode() in result.stdout
+    pruned = Model.load(model).counts
+    assert len(pruned) == len(counts) - rare and pruned.occurrences.sum(axis=0).min() >= 2
+    for token in pruned.tokens[:50]:
+        i, j = counts.vocabulary[token], pruned.vocabulary[token]
+        assert (counts.occurrences[:, i] == pruned.occurrences[:, j]).all()
+    # Everything was learned today, so nothing is older than a day.
+    assert b"pruned 0 tokens" in run_spamnb("prune", "--older-than", "1", "--model", model).stdout
+    # A message learned before pruning can still be forgotten.
+    spam_file = sorted((MAIL / "spam").iterdir())[0]
+    forgot = run_spamnb("learn", "--forget", "--spam", spam_file, "--model", model)
+    assert forgot.returncode == 0 and b"forgot 1 spam" in forgot.stdout
+    assert run_spamnb("prune", "--model", model).returncode == 64
