@@ -39,10 +39,24 @@ def _model_path(value: str | None) -> str:
     return value or str(default_model_path())
 
 
+def _cutoffs(stored, spam_cutoff, ham_cutoff):
+    """The model's cutoffs with any given on the command line (or in settings) in their place."""
+    from .scoring import Cutoffs
+
+    try:
+        return Cutoffs(spam=stored.spam if spam_cutoff is None else spam_cutoff,
+                       ham=stored.ham if ham_cutoff is None else ham_cutoff)
+    except ValueError as error:
+        raise OptionError(str(error)) from None
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              epilog=EXIT_STATUS_HELP)
 @click.version_option(__version__, prog_name="spamnb")
-def cli():
+@click.option("--config", "config_file", type=click.Path(dir_okay=False),
+              help="TOML settings file.  Default: $SPAMNB_CONFIG, else ~/.config/spamnb/config.toml.")
+@click.pass_context
+def cli(ctx, config_file):
     """A naive Bayes spam filter for mail in English and Chinese.
 
     \b
@@ -51,7 +65,13 @@ def cli():
       spamnb classify message.eml        # spam / ham / unsure, with P(spam)
       spamnb classify - < message.eml    # from a pipe (procmail, Postfix...)
       spamnb inspect --top 20            # what the model learned
+
+    Settings come from the command line, then SPAMNB_* environment
+    variables, then the config file (see README: Configuration).
     """
+    from . import config
+
+    ctx.default_map = config.default_map(cli.commands, config.load(config.config_path(config_file)))
 
 
 def training_options(function):
@@ -238,17 +258,11 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, explain, explain_t
     """
     from .model import Model
     from .render import ScoreWriter, skipped_summary
-    from .scoring import Cutoffs, LABEL_SPAM, LABEL_UNSURE
+    from .scoring import LABEL_SPAM, LABEL_UNSURE
     from .sources import display, read_messages
 
     model = Model.load(_model_path(model_path))
-    cutoffs = model.cutoffs
-    if spam_cutoff is not None or ham_cutoff is not None:
-        try:
-            cutoffs = Cutoffs(spam=cutoffs.spam if spam_cutoff is None else spam_cutoff,
-                              ham=cutoffs.ham if ham_cutoff is None else ham_cutoff)
-        except ValueError as error:
-            raise OptionError(str(error)) from None
+    cutoffs = _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff)
     writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)
     skipped = []
     problems = []
@@ -483,7 +497,9 @@ def learn(spam_paths, ham_paths, forget, relabel, force, on_error, model_path, q
 @click.option("--header", "header_name", default="X-Spamnb-Status", show_default=True,
               help="Name of the status header added.")
 @click.option("--exit-code", is_flag=True, help="Exit 0 spam, 1 ham, 2 unsure (bogofilter's convention).")
-def filter_command(model_path, header_name, exit_code):
+@click.option("--spam-cutoff", type=click.FloatRange(0, 1), default=None, help="Default: the model's.")
+@click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None, help="Default: the model's.")
+def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff):
     """Copy one message from stdin to stdout with a status header added.
 
     The header reads `X-Spamnb-Status: Yes|No|Unsure, score=P, log-odds=L,
@@ -514,7 +530,8 @@ def filter_command(model_path, header_name, exit_code):
 
         path = _model_path(model_path)
         model = Model.load(path)
-        score = model.score_message(raw[:MAX_MESSAGE_BYTES])
+        score = model.score_message(raw[:MAX_MESSAGE_BYTES],
+                                    cutoffs=_cutoffs(model.cutoffs, spam_cutoff, ham_cutoff))
         tagged = with_status_header(raw, status_value(score, os.path.basename(path)), header_name)
     except Exception as error:  # noqa: BLE001 -- whatever went wrong, the mail goes through
         out.write(raw)
@@ -694,6 +711,22 @@ def _inspect_text(summary, spam_rows, ham_rows, looked_up):
     else:
         table("top spam keywords", spam_rows)
         table("top ham keywords", ham_rows)
+
+
+@cli.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell):
+    """Print the shell completion script for SHELL.
+
+    \b
+    Examples:
+      spamnb completion bash > ~/.local/share/bash-completion/completions/spamnb
+      spamnb completion zsh > "${fpath[1]}/_spamnb"
+    """
+    from click.shell_completion import get_completion_class
+
+    script = get_completion_class(shell)(cli, {}, "spamnb", "_SPAMNB_COMPLETE")
+    click.echo(script.source())
 
 
 def main(argv=None) -> None:

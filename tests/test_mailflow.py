@@ -171,3 +171,39 @@ def test_prune_removes_and_reports_what_it_says(tmp_path, sample_model):
     forgot = run_spamnb("learn", "--forget", "--spam", spam_file, "--model", model)
     assert forgot.returncode == 0 and b"forgot 1 spam" in forgot.stdout
     assert run_spamnb("prune", "--model", model).returncode == 64
+
+
+def test_config_file_environment_and_command_line_in_that_order(tmp_path, sample_model):
+    raw = SPAM_FILE.read_bytes()
+    config = tmp_path / "config.toml"
+    config.write_text(f'model = "{sample_model}"\nspam-cutoff = 0.5\n[filter]\nheader = "X-Verdict"\n')
+    home = {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    (tmp_path / "xdg" / "spamnb").mkdir(parents=True)
+    (tmp_path / "xdg" / "spamnb" / "config.toml").write_text(config.read_text())
+
+    def label(*args, env=None):
+        result = run_spamnb(*args, "classify", "--format", "jsonl", input=raw, env={**home, **(env or {})})
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)["label"]
+
+    assert label() == "spam"                                      # model and cutoff from ~/.config
+    assert label("--config", config) == "spam"                    # the same from --config
+    assert label(env={"SPAMNB_SPAM_CUTOFF": "1"}) == "unsure"     # environment beats the file
+    result = run_spamnb("classify", "--spam-cutoff", "0.5", "--format", "jsonl", input=raw,
+                        env={**home, "SPAMNB_SPAM_CUTOFF": "1"})
+    assert json.loads(result.stdout)["label"] == "spam"          # the command line beats both
+    tagged = run_spamnb("filter", input=raw, env=home)
+    assert b"\nX-Verdict: Yes" in tagged.stdout                    # [filter] table
+    bad = tmp_path / "bad.toml"
+    for text, message in (("[clasify]\nx = 1\n", b"not a spamnb command"),
+                          ("[classify]\nfrobnicate = 1\n", b"no setting 'frobnicate'"),
+                          ("model = \n", b"config file")):
+        bad.write_text(text)
+        failed = run_spamnb("--config", bad, "inspect")
+        assert failed.returncode == 64 and message in failed.stderr, failed.stderr
+
+
+def test_completion_scripts():
+    for shell in ("bash", "zsh", "fish"):
+        result = run_spamnb("completion", shell)
+        assert result.returncode == 0 and b"_SPAMNB_COMPLETE" in result.stdout
