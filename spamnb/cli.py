@@ -337,35 +337,16 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     """
     import json
 
-    from .evaluation import (evaluate_online, evaluate_split, fold_indices, load_corpus, online_order,
-                             split_indices)
-    from .metrics import summarise
+    from . import render
+    from .evaluation import load_corpus, run_protocol
 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
                              fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
     corpus = load_corpus(source, options)
-    if online:
-        protocol = f"online (TREC immediate feedback{', shuffled, seed %d' % seed if shuffle else ''})"
-        result = evaluate_online(corpus, options, online_order(corpus, shuffle, seed))
-    elif folds:
-        protocol = f"{folds}-fold cross-validation{' (shuffled, seed %d)' % seed if shuffle else ''}"
-        labels, scores_pooled, verdicts = [], [], []
-        for train_ids, test_ids in fold_indices(corpus, folds, shuffle, seed):
-            part = evaluate_split(corpus, train_ids, test_ids, options)
-            labels += part["scores"]["labels"]
-            scores_pooled += part["scores"]["log_odds"]
-            verdicts += part["verdicts"]
-        result = summarise(labels, scores_pooled, verdicts)
-    else:
-        share = share or 0.7
-        protocol = f"{share:.0%} train / {1 - share:.0%} test per class{' (shuffled, seed %d)' % seed if shuffle else ''}"
-        result = evaluate_split(corpus, *split_indices(corpus, share, shuffle, seed), options)
-    scores = result.pop("scores", None)
-    result.pop("verdicts", None)
-    if scores is None:  # folds: the pooled scores
-        scores = {"labels": labels, "log_odds": [float(x) for x in scores_pooled]}
+    result, scores, protocol = run_protocol(corpus, options, share=share, folds=folds, online=online,
+                                            shuffle=shuffle, seed=seed)
     result["protocol"] = protocol
     result["skipped"] = len(corpus.report.skipped)
     if tune:
@@ -391,42 +372,13 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     if fmt == "json":
         click.echo(json.dumps(result, indent=2))
         return
-    _evaluate_text(result)
     from .plots import terminal_histogram, terminal_roc
 
+    click.echo(render.evaluation_text(result))
     click.echo()
     click.echo(terminal_roc(scores["labels"], scores["log_odds"]))
     click.echo()
     click.echo(terminal_histogram(scores["labels"], scores["log_odds"]))
-
-
-def _evaluate_text(result):
-    m = result["messages"]
-    lines = [f"protocol: {result['protocol']};  scored {m['spam']:,} spam + {m['ham']:,} ham"
-             + (f";  {result['skipped']} files skipped" if result["skipped"] else ""),
-             "",
-             f"  1-ROCA %            {result['one_minus_roca_percent']:.4f}   (ROC AUC {result['roc_auc']:.6f})",
-             f"  lam %               {result['lam_percent']:.4f}",
-             f"  spam missed at 0.1 % ham loss: {result['spam_miss_at_0.1%_fpr']:.2f} %",
-             "",
-             "  at the cutoffs:",
-             f"    ham called spam   {100 * result['false_positive_rate']:.3f} %",
-             f"    spam called ham   {100 * result['false_negative_rate']:.3f} %",
-             f"    unsure            {100 * result['unsure_rate']:.3f} %",
-             f"    accuracy {result['accuracy']:.4f}   precision {result['precision']:.4f}   "
-             f"recall {result['recall']:.4f}   F1 {result['f1']:.4f}",
-             "",
-             "  confusion (rows: truth)   spam      ham   unsure"]
-    for truth in ("spam", "ham"):
-        row = result["confusion"][truth]
-        lines.append(f"    {truth:<22} {row['spam']:>6,} {row['ham']:>8,} {row['unsure']:>8,}")
-    if "cutoffs" in result:
-        lines.append(f"  cutoffs: spam ≥ {result['cutoffs']['spam']:.6g}, ham ≤ {result['cutoffs']['ham']:.6g}")
-    if "tuned_cutoffs" in result:
-        tuned = result["tuned_cutoffs"]
-        lines.append(f"  tuned on these scores (ham loss ≤ {100 * tuned['max_fpr']:g} %): spam ≥ {tuned['spam']:.6g}, "
-                     f"ham ≤ {tuned['ham']:.6g}" + (f"; stored in {tuned['stored_in']}" if "stored_in" in tuned else ""))
-    click.echo("\n".join(lines))
 
 
 @cli.command()
@@ -644,6 +596,7 @@ def inspect(model_path, top_n, words, fmt):
     """
     import json
 
+    from . import render
     from .model import Model
     from .tokens import normalise
 
@@ -669,48 +622,7 @@ def inspect(model_path, top_n, words, fmt):
                                                "spam_messages", "ham_messages")]
                 click.echo("\t".join([name] + ["" if v is None else str(v) for v in values]))
         return
-    _inspect_text(summary, spam_rows, ham_rows, bool(words))
-
-
-def _inspect_text(summary, spam_rows, ham_rows, looked_up):
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    # Piped output gets a fixed width wide enough for URL tokens, not rich's 80.
-    console = Console(width=None if sys.stdout.isatty() else 120)
-    m = summary["messages"]
-    console.print(f"[bold]model[/bold] {escape(summary['model'])}")
-    console.print(f"messages: {m['spam']:,} spam, {m['ham']:,} ham   vocabulary: {summary['vocabulary']:,} tokens")
-    console.print(f"event model: {summary['event_model']}   alpha: {summary['alpha']:g}   "
-                  f"bias: {summary['bias']:+.3f}   cutoffs: spam ≥ {summary['cutoffs']['spam']:g}, "
-                  f"ham ≤ {summary['cutoffs']['ham']:g}")
-    size = f"{summary['file_bytes'] / 1e6:.1f} MB" if summary.get("file_bytes") else "?"
-    console.print(f"created: {summary['created']}   updated: {summary['updated']}   file: {size}   "
-                  f"messages on record: {summary['learned_digests']:,}")
-    console.print(f"headers: {escape(', '.join(summary['headers'])) or '(none)'}   "
-                  f"stop words: {summary['stopwords']:,}")
-
-    def table(title, rows):
-        t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
-        t.add_column("token", overflow="fold")
-        for column in ("weight", "spam count", "ham count", "spam msgs", "ham msgs"):
-            t.add_column(column, justify="right")
-        for row in rows:
-            token = escape(row["token"])  # tokens come from mail: "[/red]" is not markup
-            if row.get("weight") is None:
-                t.add_row(token, "(not in model)", "", "", "", "")
-                continue
-            t.add_row(token, f"{row['weight']:+.3f}", f"{row['spam_count']:,}",
-                      f"{row['ham_count']:,}", f"{row['spam_messages']:,}", f"{row['ham_messages']:,}")
-        console.print()
-        console.print(t)
-
-    if looked_up:
-        table("tokens", spam_rows)
-    else:
-        table("top spam keywords", spam_rows)
-        table("top ham keywords", ham_rows)
+    render.inspect_text(summary, spam_rows, ham_rows, bool(words))
 
 
 @cli.command()

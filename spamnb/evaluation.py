@@ -158,3 +158,32 @@ def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | No
     result = summarise(labels, log_odds, verdicts)
     result["scores"] = {"labels": labels, "log_odds": log_odds}
     return result
+
+
+def run_protocol(corpus: Corpus, options: TrainOptions, share: float | None = None, folds: int | None = None,
+                 online: bool = False, shuffle: bool = False, seed: int = 1) -> tuple[dict, dict, str]:
+    """(measures, the scores they came from, a description of the protocol).
+
+    Folds pool every fold's test scores and verdicts into one set of measures.
+    """
+    shuffled = f" (shuffled, seed {seed})" if shuffle else ""
+    if online:
+        result = evaluate_online(corpus, options, online_order(corpus, shuffle, seed))
+        protocol = f"online, TREC immediate feedback{shuffled}"
+    elif folds:
+        labels, log_odds, verdicts = [], [], []
+        for train_ids, test_ids in fold_indices(corpus, folds, shuffle, seed):
+            part = evaluate_split(corpus, train_ids, test_ids, options)
+            labels += part["scores"]["labels"]
+            log_odds += part["scores"]["log_odds"]
+            verdicts += part["verdicts"]
+        result = summarise(labels, log_odds, verdicts)
+        result["scores"] = {"labels": labels, "log_odds": log_odds}
+        protocol = f"{folds}-fold cross-validation{shuffled}"
+    else:
+        share = share or 0.7
+        result = evaluate_split(corpus, *split_indices(corpus, share, shuffle, seed), options)
+        protocol = f"{share:.0%} train / {1 - share:.0%} test per class{shuffled}"
+    scores = result.pop("scores")
+    result.pop("verdicts", None)
+    return result, scores, protocol

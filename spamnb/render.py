@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import IO
 
 from .scoring import Score
@@ -73,3 +74,74 @@ def skipped_summary(skipped: list[Skipped], show: int = 5) -> list[str]:
     if len(skipped) > show:
         lines.append(f"  ... and {len(skipped) - show} more")
     return lines
+
+
+def evaluation_text(result: dict) -> str:
+    """The evaluate report for people."""
+    m = result["messages"]
+    lines = [f"protocol: {result['protocol']};  scored {m['spam']:,} spam + {m['ham']:,} ham"
+             + (f";  {result['skipped']} files skipped" if result["skipped"] else ""),
+             "",
+             f"  1-ROCA %            {result['one_minus_roca_percent']:.4f}   (ROC AUC {result['roc_auc']:.6f})",
+             f"  lam %               {result['lam_percent']:.4f}",
+             f"  spam missed at 0.1 % ham loss: {result['spam_miss_at_0.1%_fpr']:.2f} %",
+             "",
+             "  at the cutoffs:",
+             f"    ham called spam   {100 * result['false_positive_rate']:.3f} %",
+             f"    spam called ham   {100 * result['false_negative_rate']:.3f} %",
+             f"    unsure            {100 * result['unsure_rate']:.3f} %",
+             f"    accuracy {result['accuracy']:.4f}   precision {result['precision']:.4f}   "
+             f"recall {result['recall']:.4f}   F1 {result['f1']:.4f}",
+             "",
+             "  confusion (rows: truth)   spam      ham   unsure"]
+    for truth in ("spam", "ham"):
+        row = result["confusion"][truth]
+        lines.append(f"    {truth:<22} {row['spam']:>6,} {row['ham']:>8,} {row['unsure']:>8,}")
+    if "cutoffs" in result:
+        lines.append(f"  cutoffs: spam ≥ {result['cutoffs']['spam']:.6g}, ham ≤ {result['cutoffs']['ham']:.6g}")
+    if "tuned_cutoffs" in result:
+        tuned = result["tuned_cutoffs"]
+        lines.append(f"  tuned on these scores (ham loss ≤ {100 * tuned['max_fpr']:g} %): spam ≥ {tuned['spam']:.6g}, "
+                     f"ham ≤ {tuned['ham']:.6g}" + (f"; stored in {tuned['stored_in']}" if "stored_in" in tuned else ""))
+    return "\n".join(lines)
+
+
+def inspect_text(summary, spam_rows, ham_rows, looked_up):
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    # Piped output gets a fixed width wide enough for URL tokens, not rich's 80.
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    m = summary["messages"]
+    console.print(f"[bold]model[/bold] {escape(summary['model'])}")
+    console.print(f"messages: {m['spam']:,} spam, {m['ham']:,} ham   vocabulary: {summary['vocabulary']:,} tokens")
+    console.print(f"event model: {summary['event_model']}   alpha: {summary['alpha']:g}   "
+                  f"bias: {summary['bias']:+.3f}   cutoffs: spam ≥ {summary['cutoffs']['spam']:g}, "
+                  f"ham ≤ {summary['cutoffs']['ham']:g}")
+    size = f"{summary['file_bytes'] / 1e6:.1f} MB" if summary.get("file_bytes") else "?"
+    console.print(f"created: {summary['created']}   updated: {summary['updated']}   file: {size}   "
+                  f"messages on record: {summary['learned_digests']:,}")
+    console.print(f"headers: {escape(', '.join(summary['headers'])) or '(none)'}   "
+                  f"stop words: {summary['stopwords']:,}")
+
+    def table(title, rows):
+        t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+        t.add_column("token", overflow="fold")
+        for column in ("weight", "spam count", "ham count", "spam msgs", "ham msgs"):
+            t.add_column(column, justify="right")
+        for row in rows:
+            token = escape(row["token"])  # tokens come from mail: "[/red]" is not markup
+            if row.get("weight") is None:
+                t.add_row(token, "(not in model)", "", "", "", "")
+                continue
+            t.add_row(token, f"{row['weight']:+.3f}", f"{row['spam_count']:,}",
+                      f"{row['ham_count']:,}", f"{row['spam_messages']:,}", f"{row['ham_messages']:,}")
+        console.print()
+        console.print(t)
+
+    if looked_up:
+        table("tokens", spam_rows)
+    else:
+        table("top spam keywords", spam_rows)
+        table("top ham keywords", ham_rows)

@@ -1,10 +1,8 @@
 """Living in the mail flow: learn/forget/relabel, and filter mode."""
 
 import json
-import os
 
 import numpy as np
-import pytest
 
 from conftest import CORPORA, SAMPLE, run_spamnb
 from spamnb.digest import message_digest
