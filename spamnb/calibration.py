@@ -15,26 +15,44 @@ import numpy as np
 
 
 def fit_platt(raw: np.ndarray, labels: np.ndarray, iterations: int = 100) -> tuple[float, float]:
-    """(a, c) maximising Σ log-likelihood of labels under σ(a · raw + c), by Newton's method."""
+    """(a, c) maximising Σ log-likelihood of labels under σ(a · raw + c).
+
+    Newton's method on standardised scores, each step halved until the
+    likelihood improves (Lin, Lin and Weng's safeguard for Platt's method),
+    then mapped back to the raw scale.
+    """
     raw = np.asarray(raw, dtype=np.float64)
     labels = np.asarray(labels).astype(bool)
     positives, negatives = labels.sum(), (~labels).sum()
     if positives == 0 or negatives == 0:
         raise ValueError("calibration needs both spam and ham scores")
     target = np.where(labels, (positives + 1.0) / (positives + 2.0), 1.0 / (negatives + 2.0))
-    a, c = 1.0 / max(np.std(raw), 1e-9), 0.0
+    centre, spread = raw.mean(), max(raw.std(), 1e-12)
+    x = (raw - centre) / spread
+
+    def loss(a, c):
+        z = a * x + c
+        return float(np.sum(np.logaddexp(0, z) - target * z))
+
+    a, c = 1.0, 0.0
+    current = loss(a, c)
     for _ in range(iterations):
-        z = np.clip(a * raw + c, -500, 500)
+        z = np.clip(a * x + c, -500, 500)
         p = 1.0 / (1.0 + np.exp(-z))
-        gradient = np.array([np.sum((p - target) * raw), np.sum(p - target)])
+        gradient = np.array([np.sum((p - target) * x), np.sum(p - target)])
         w = np.maximum(p * (1.0 - p), 1e-12)
-        hessian = np.array([[np.sum(w * raw * raw), np.sum(w * raw)],
-                            [np.sum(w * raw), np.sum(w)]]) + 1e-9 * np.eye(2)
+        hessian = np.array([[np.sum(w * x * x), np.sum(w * x)], [np.sum(w * x), np.sum(w)]]) + 1e-9 * np.eye(2)
         step = np.linalg.solve(hessian, gradient)
-        a, c = a - step[0], c - step[1]
-        if np.abs(step).max() < 1e-10:
+        scale = 1.0
+        while scale > 1e-10:
+            trial = loss(a - scale * step[0], c - scale * step[1])
+            if trial <= current:
+                break
+            scale /= 2
+        a, c, current = a - scale * step[0], c - scale * step[1], min(current, trial)
+        if np.abs(scale * step).max() < 1e-10:
             break
-    return float(a), float(c)
+    return float(a / spread), float(c - a * centre / spread)
 
 
 def tune_cutoffs(log_odds: np.ndarray, labels: np.ndarray, max_fpr: float = 0.001,
@@ -52,10 +70,10 @@ def tune_cutoffs(log_odds: np.ndarray, labels: np.ndarray, max_fpr: float = 0.00
     spam = np.sort(log_odds[labels])
     if len(ham) == 0 or len(spam) == 0:
         raise ValueError("tuning cutoffs needs both spam and ham scores")
-    allowed_ham = int(np.floor(max_fpr * len(ham)))
+    allowed_ham = min(int(np.floor(max_fpr * len(ham))), len(ham) - 1)
     # Just above the (allowed + 1)-th highest ham score, so that many ham stay below.
     spam_threshold = np.nextafter(ham[allowed_ham], np.inf)
-    allowed_spam = int(np.floor(max_fnr * len(spam)))
+    allowed_spam = min(int(np.floor(max_fnr * len(spam))), len(spam) - 1)
     ham_threshold = np.nextafter(spam[allowed_spam], -np.inf)
     ham_threshold = min(ham_threshold, spam_threshold)
     return float(_sigmoid(spam_threshold)), float(_sigmoid(ham_threshold))

@@ -344,31 +344,54 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
         raise OptionError("choose one protocol: --split, --folds or --online")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
                              fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
-    corpus = load_corpus(source, options)
-    result, scores, protocol = run_protocol(corpus, options, share=share, folds=folds, online=online,
-                                            shuffle=shuffle, seed=seed)
+    # Everything that can be checked is checked before the evaluation runs.
+    if tune and online:
+        raise OptionError("--tune needs calibrated scores: use --split or --folds, not --online")
+    if model_path and not tune:
+        raise OptionError("--model is where --tune stores its cutoffs; give --tune too")
+    if plot_path:
+        if not plot_path.lower().endswith((".svg", ".png")):
+            raise OptionError("--plot writes FILE.svg (always) or FILE.png (with matplotlib installed)")
+        if not os.access(os.path.dirname(os.path.abspath(plot_path)), os.W_OK):
+            raise OptionError(f"cannot write {plot_path}: its directory is missing or not writable")
+    target = None
+    if tune and model_path:
+        from .model import Model
+
+        target = Model.load(model_path)
+        if target.options != options:
+            raise OptionError(f"{model_path} was trained with other options than this evaluation; "
+                              "evaluate with the same options so the cutoffs mean the same thing")
+    try:
+        corpus = load_corpus(source, options)
+        result, scores, protocol = run_protocol(corpus, options, share=share, folds=folds, online=online,
+                                                shuffle=shuffle, seed=seed)
+    except ValueError as error:
+        raise InputError(str(error)) from None
     result["protocol"] = protocol
     result["skipped"] = len(corpus.report.skipped)
     if tune:
         from .calibration import tune_cutoffs
+        from .scoring import Cutoffs
 
         spam_cut, ham_cut = tune_cutoffs(scores["log_odds"], scores["labels"], max_fpr, max_fnr)
         result["tuned_cutoffs"] = {"spam": spam_cut, "ham": ham_cut, "max_fpr": max_fpr, "max_fnr": max_fnr}
-        if model_path:
-            from .model import Model
-            from .scoring import Cutoffs
+        if target is not None:
+            from .modelfile import locked
 
-            model = Model.load(model_path)
-            model.cutoffs = Cutoffs(spam=spam_cut, ham=ham_cut)
-            model.save(model_path)
+            with locked(model_path):
+                target.cutoffs = Cutoffs(spam=spam_cut, ham=ham_cut)
+                target.meta["cutoffs_tuned"] = {"max_fpr": max_fpr, "max_fnr": max_fnr,
+                                                "by": f"spamnb evaluate ({protocol})"}
+                target.save(model_path)
             result["tuned_cutoffs"]["stored_in"] = model_path
     if plot_path:
         from .plots import write_plot
 
         try:
             write_plot(plot_path, scores["labels"], scores["log_odds"])
-        except ValueError as error:
-            raise OptionError(str(error)) from None
+        except (ValueError, OSError) as error:
+            raise OptionError(f"cannot write {plot_path}: {error}") from None
     if fmt == "json":
         click.echo(json.dumps(result, indent=2))
         return

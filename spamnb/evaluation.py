@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .counts import HAM, SPAM, TokenCounts
-from .errors import InputError
+from .errors import InputError, OptionError
 from .metrics import summarise
 from .model import Model, raw_score_from_counts
 from .options import TrainOptions
@@ -69,9 +69,9 @@ def load_corpus(source: str, options: TrainOptions, progress: Callable[[str], No
 def _order(corpus: Corpus, shuffle: bool, seed: int) -> dict[int, list[int]]:
     """Message indices per class, in corpus order or shuffled with the seed."""
     by_class = {label: [i for i, l in enumerate(corpus.labels) if l == label] for label in (HAM, SPAM)}
-    if shuffle:
+    if shuffle:  # the same seeding as bench/corpora.py, so the README's numbers reproduce
         for label in by_class:
-            random.Random(seed + label).shuffle(by_class[label])
+            random.Random(seed).shuffle(by_class[label])
     return by_class
 
 
@@ -112,6 +112,9 @@ def fit(corpus: Corpus, indices, options: TrainOptions) -> Model:
 
 
 def evaluate_split(corpus: Corpus, train, test, options: TrainOptions) -> dict:
+    if len({corpus.labels[i] for i in train}) < 2 or len({corpus.labels[i] for i in test}) < 2:
+        raise InputError("too few messages: each training and test part needs spam and ham "
+                         "(use fewer folds or a different split)")
     model = fit(corpus, train, options)
     scores = [model.score_tokens(corpus.tokens[i]) for i in test]
     result = summarise([corpus.labels[i] for i in test], [s.log_odds for s in scores],
@@ -129,6 +132,13 @@ def online_order(corpus: Corpus, shuffle: bool = False, seed: int = 1) -> list[i
     if shuffle:
         random.Random(seed).shuffle(order)
     return order
+
+
+def grouped_by_class(labels: list[int]) -> bool:
+    """True when the messages come as all of one class, then all of the other:
+    the order of a folder read spam/ then ham/, or of an index listed by class."""
+    changes = sum(1 for a, b in zip(labels, labels[1:]) if a != b)
+    return changes <= 1
 
 
 def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | None = None) -> dict:
@@ -168,7 +178,14 @@ def run_protocol(corpus: Corpus, options: TrainOptions, share: float | None = No
     """
     shuffled = f" (shuffled, seed {seed})" if shuffle else ""
     if online:
-        result = evaluate_online(corpus, options, online_order(corpus, shuffle, seed))
+        order = online_order(corpus, shuffle, seed)
+        if grouped_by_class([corpus.labels[i] for i in order]):
+            raise OptionError("the messages come grouped by class (all of one, then all of the other), "
+                              "so online learning would meet one class only at the end: give --shuffle, "
+                              "or an index in delivery order")
+        if options.min_df or options.max_features:
+            raise OptionError("--online does not apply --min-df or --max-features; leave them out")
+        result = evaluate_online(corpus, options, order)
         protocol = f"online, TREC immediate feedback{shuffled}"
     elif folds:
         labels, log_odds, verdicts = [], [], []

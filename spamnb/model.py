@@ -35,20 +35,30 @@ def today() -> int:
 
 
 def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[str],
-                          options: TrainOptions, without: int | None = None) -> float:
+                          options: TrainOptions, without: int | None = None,
+                          selected: np.ndarray | None = None) -> float:
     """A message's raw score computed straight from counts, for just its tokens.
 
     With `without` (its class), the message's own counts are taken out first:
-    the leave-one-out score of a training message.  Used for calibration and
+    the score a model retrained without it would give, exactly.  A token only
+    this message had then has no counts left: it is skipped, as an unseen
+    token would be, and the vocabulary size V shrinks by one for each.
+    `selected` (a mask over the vocabulary) applies the model's feature
+    selection; chunking is applied as in scoring.  Used for calibration and
     for online evaluation, where rebuilding the whole weight table per
     message would cost O(vocabulary) each time.
     """
+    rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
+    if rule.chunk and len(tokens) > rule.chunk:
+        return max(raw_score_from_counts(counts, totals, tokens[i:i + rule.chunk], options, without, selected)
+                   for i in range(0, len(tokens), rule.chunk))
     bag = Counter(token for token in tokens if token in counts.vocabulary)
     ids = np.fromiter((counts.vocabulary[t] for t in bag), dtype=np.intp, count=len(bag))
     times = np.fromiter(bag.values(), dtype=np.int64, count=len(bag))
     occurrences = counts.occurrences[:, ids]
     documents = counts.documents[:, ids]
     messages = counts.messages
+    vocabulary = len(counts)
     if without is not None:
         occurrences, documents, messages, totals = (occurrences.copy(), documents.copy(),
                                                     messages.copy(), totals.copy())
@@ -58,10 +68,16 @@ def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[
         totals[without] -= times.sum()
         if messages.min() <= 0:
             raise ValueError("leave-one-out needs at least two messages of each class")
-    weights, _ = token_weights(occurrences, documents, messages, totals, len(counts),
+        remaining = documents.sum(axis=0) > 0
+        vocabulary -= int((~remaining).sum())
+        ids, times, occurrences, documents = ids[remaining], times[remaining], occurrences[:, remaining], documents[:, remaining]
+    weights, _ = token_weights(occurrences, documents, messages, totals, vocabulary,
                                options.event_model, options.alpha, options.robinson)
+    if selected is not None:
+        weights = np.where(selected[ids], weights, 0.0)
     x = np.ones_like(times) if presence_scoring(options.event_model) else times
-    return ScoringRule(options.normalize, options.top_k).raw((weights * x).tolist())[0]
+    contributions = weights * x
+    return rule.raw(contributions[weights != 0.0].tolist())[0]  # zero weights are skipped, as in scoring
 
 
 class Model:
@@ -270,7 +286,9 @@ class Model:
         """
         counts = self.counts
         totals = counts.occurrences.sum(axis=1)
-        raw = np.array([raw_score_from_counts(counts, totals, tokens, self.options, without=label)
+        selected = np.asarray(self.weights != 0.0)  # the model's own feature selection
+        raw = np.array([raw_score_from_counts(counts, totals, tokens, self.options, without=label,
+                                              selected=selected)
                         for tokens, label in zip(documents, labels)])
         scale, offset = fit_platt(raw, np.asarray(labels))
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(documents)}

@@ -218,5 +218,10 @@ def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forge
         counts.add([tokens], [label], day=day)
         counts.learned[digest] = label
         report.learned[name] += 1
+    present = (counts.occurrences.sum(axis=0) + counts.documents.sum(axis=0)) > 0
+    if not present.all():
+        # Tokens whose counts all went to zero leave the vocabulary, so V, and
+        # with it every weight, is what it was before they were learned.
+        model._counts = counts.subset(present)
     model.refresh(keep_calibration=True)
     return report

@@ -69,7 +69,7 @@ def test_learn_then_unlearn_restores_counts_exactly():
 
 
 def test_evaluate_on_sample_data_every_protocol():
-    for args in ((), ("--split", "0.6", "--shuffle", "--seed", "3"), ("--folds", "3"), ("--online",)):
+    for args in ((), ("--split", "0.6", "--shuffle", "--seed", "3"), ("--folds", "3"), ("--online", "--shuffle")):
         result = run_spamnb("evaluate", SAMPLE / "mail", "--format", "json", *args)
         assert result.returncode == 0, (args, result.stderr)
         data = json.loads(result.stdout)
@@ -79,6 +79,9 @@ def test_evaluate_on_sample_data_every_protocol():
     text = run_spamnb("evaluate", SAMPLE / "mail").stdout.decode()
     assert "1-ROCA %" in text and "confusion" in text
     assert run_spamnb("evaluate", SAMPLE / "mail", "--online", "--folds", "2").returncode == 64
+    # A folder is read spam/ then ham/: online learning in that order is meaningless.
+    grouped = run_spamnb("evaluate", SAMPLE / "mail", "--online")
+    assert grouped.returncode == 64 and b"grouped by class" in grouped.stderr
 
 
 def test_evaluate_reads_an_index_file(tmp_path):

@@ -98,6 +98,10 @@ def test_learn_forget_relabel_and_duplicates(tmp_path, sample_model):
     forget = run_spamnb("learn", "--forget", "--ham", mbox, "--model", model)
     assert forget.returncode == 0 and f"forgot 0 spam + {n:,} ham".encode() in forget.stdout
     assert model_state(model) == before  # count for count, digest for digest
+    # Tokens the mbox alone brought leave the vocabulary again, so the weights are back too.
+    original, restored = Model.load(sample_model), Model.load(model)
+    assert original.counts.tokens == restored.counts.tokens
+    np.testing.assert_array_equal(original.weights, restored.weights)
 
     not_there = run_spamnb("learn", "--forget", "--ham", mbox, "--model", model)
     assert f"{n:,} not learned with that label".encode() in not_there.stdout

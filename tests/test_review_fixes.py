@@ -167,3 +167,33 @@ def test_tune_cutoffs_by_hand():
     assert np.log(spam_cut / (1 - spam_cut)) == pytest.approx(9.99, abs=1e-9)
     # 0.5 % of 1000 spam may be called ham: 5.00..5.04; the cutoff sits just below 5.05.
     assert np.log(ham_cut / (1 - ham_cut)) == pytest.approx(5.05, abs=1e-9)
+
+
+def test_platt_fit_does_not_diverge_on_offset_scores():
+    rng = np.random.default_rng(7)
+    labels = rng.random(3000) < 0.4
+    noise = rng.normal(size=3000)
+    for shift in (0.0, 5.0, 50.0):
+        a, c = fit_platt(shift + 0.1 * (noise + 2 * labels), labels)
+        assert 5 < a < 50 and np.isfinite(c)
+
+
+def test_leave_one_out_equals_retraining_without_the_message():
+    from spamnb.counts import TokenCounts
+    from spamnb.model import Model, raw_score_from_counts
+    from spamnb.options import TrainOptions
+
+    docs = [["cheap", "pills", "now"], ["meeting", "notes"], ["cheap", "offer", "unique1"],
+            ["lunch", "notes", "today"], ["pills", "offer"], ["notes", "unique2"]]
+    labels = [1, 0, 1, 0, 1, 0]
+    options = TrainOptions()
+    full = TokenCounts()
+    full.add(docs, labels)
+    totals = full.occurrences.sum(axis=1)
+    for i, (doc, label) in enumerate(zip(docs, labels)):
+        without = TokenCounts()
+        without.add(docs[:i] + docs[i + 1:], labels[:i] + labels[i + 1:])
+        retrained = Model.from_counts(without, options)
+        expected = retrained.rule.raw([retrained.lookup(t)["weight"] for t in set(doc)
+                                       if retrained.lookup(t) and retrained.lookup(t)["weight"] != 0])[0]
+        assert raw_score_from_counts(full, totals, doc, options, without=label) == pytest.approx(expected)
