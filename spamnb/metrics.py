@@ -63,6 +63,9 @@ def summarise(labels, log_odds, verdicts) -> dict:
     Unsure counts as not flagged: precision, recall and F1 are about the
     spam verdict; ham misclassification (FPR) is ham called spam, spam
     misclassification (FNR) is spam called ham, and the unsure rate is apart.
+    lam % follows TREC's binary view of a filter: a message is filed as spam
+    or not, so unsure ham is not lost (it is not in the spam folder) while
+    unsure spam is missed (it is not either); the asymmetry is deliberate.
     """
     labels = np.asarray(labels).astype(bool)
     verdicts = np.asarray(verdicts)

@@ -38,7 +38,7 @@ import numpy as np
 
 from .counts import HAM, SPAM, TokenCounts
 
-from .options import EVENT_MODELS  # noqa: E402  (one list of the names, shared with the CLI)
+from .options import EVENT_MODELS  # one list of the names, shared with the CLI
 
 
 @dataclass
