@@ -499,15 +499,13 @@ def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff):
         sys.exit(EXIT_TEMPFAIL)
     out = sys.stdout.buffer
     try:
-        from .filtering import status_value, with_status_header
+        from .filtering import filter_message
         from .model import Model
-        from .sources import MAX_MESSAGE_BYTES
 
         path = _model_path(model_path)
         model = Model.load(path)
-        score = model.score_message(raw[:MAX_MESSAGE_BYTES],
-                                    cutoffs=_cutoffs(model.cutoffs, spam_cutoff, ham_cutoff))
-        tagged = with_status_header(raw, status_value(score, os.path.basename(path)), header_name)
+        tagged, score = filter_message(model, raw, os.path.basename(path), header_name,
+                                       _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff))
     except Exception as error:  # noqa: BLE001 -- whatever went wrong, the mail goes through
         out.write(raw)
         out.flush()

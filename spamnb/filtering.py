@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 from .digest import STATUS_HEADER, status_header_pattern
-from .scoring import LABEL_HAM, LABEL_SPAM, Score
+from .scoring import LABEL_HAM, LABEL_SPAM, Cutoffs, Score
+from .sources import MAX_MESSAGE_BYTES
 
 VERDICT_WORDS = {LABEL_SPAM: "Yes", LABEL_HAM: "No"}
 
@@ -40,3 +41,13 @@ def with_status_header(raw: bytes, value: str, name: str = STATUS_HEADER) -> byt
         head = pattern.sub(b"", head)
     line = f"{name}: {value}".encode("ascii", "replace") + newline
     return head + line + rest
+
+
+def filter_message(model, raw: bytes, model_name: str, header_name: str = STATUS_HEADER,
+                   cutoffs: Cutoffs | None = None) -> tuple[bytes, Score]:
+    """What `spamnb filter` writes for one message, and the score behind it.
+
+    Only the first MAX_MESSAGE_BYTES are scored; all of the message is written.
+    """
+    score = model.score_message(raw[:MAX_MESSAGE_BYTES], cutoffs=cutoffs)
+    return with_status_header(raw, status_value(score, model_name), header_name), score

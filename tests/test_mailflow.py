@@ -27,13 +27,18 @@ def strip_added(tagged: bytes, name=b"X-Spamnb-Status") -> bytes:
     return b"\n".join(kept)
 
 
-def test_filter_output_is_the_input_plus_one_header_for_all_sample_and_corpus_mail():
+def test_filter_output_is_the_input_plus_one_header_for_all_sample_and_corpus_mail(sample_model):
+    # The filter command's own function, real scoring included, on every message.
+    from spamnb.filtering import filter_message
+
+    model = Model.load(sample_model)
     roots = [SAMPLE / "mail", SAMPLE / "mbox", SAMPLE / "maildir"]
     roots += [CORPORA / name for name in ("spamassassin", "ccert_zh") if (CORPORA / name / "spam").is_dir()]
     checked = 0
     for raw in every_message(*roots):
-        tagged = with_status_header(raw.data, "Yes, score=0.9990, log-odds=6.90, model=m")
+        tagged, score = filter_message(model, raw.data, "sample.spamnb")
         assert strip_added(tagged) == raw.data, raw.origin
+        assert f"score={score.probability:.4f}".encode() in tagged
         checked += 1
     assert checked >= 124
 
