@@ -235,13 +235,15 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
               help="P(spam) at or above which a message is spam.  Default: the model's.")
 @click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None,
               help="P(spam) at or below which a message is ham.  Default: the model's.")
+@click.option("--max-size", type=click.IntRange(1024), default=None,
+              help="Bytes of each message read; the rest is ignored.  [default: 10 MiB]")
 @click.option("--explain", is_flag=True, help="List the tokens that moved the score most.")
 @click.option("--top", "explain_top", type=click.IntRange(1), default=10, show_default=True,
               help="How many tokens --explain lists.")
 @click.option("--exit-code", is_flag=True,
               help="Exit 0 for spam, 1 for ham, 2 for unsure (bogofilter's convention); with "
                    "several messages: 0 if any is spam, else 2 if any is unsure, else 1.")
-def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, explain, explain_top, exit_code):
+def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain, explain_top, exit_code):
     """Score messages: spam, ham or unsure, with P(spam) and log-odds.
 
     PATHS are message files, directories, Maildirs or mbox files (every
@@ -259,7 +261,7 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, explain, explain_t
     from .model import Model
     from .render import ScoreWriter, skipped_summary
     from .scoring import LABEL_SPAM, LABEL_UNSURE
-    from .sources import display, read_messages
+    from .sources import MAX_MESSAGE_BYTES, display, read_messages
 
     model = Model.load(_model_path(model_path))
     cutoffs = _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff)
@@ -271,7 +273,7 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, explain, explain_t
     for path in dict.fromkeys(paths or ("-",)):
         scored = len(labels)
         try:
-            for raw in read_messages(path, skipped):
+            for raw in read_messages(path, skipped, max_size or MAX_MESSAGE_BYTES):
                 score = model.score_message(raw.data, explain=explain, cutoffs=cutoffs)
                 labels.append(score.label)
                 writer.write(raw.origin, score)
@@ -474,7 +476,9 @@ def learn(spam_paths, ham_paths, forget, relabel, force, on_error, model_path, q
 @click.option("--exit-code", is_flag=True, help="Exit 0 spam, 1 ham, 2 unsure (bogofilter's convention).")
 @click.option("--spam-cutoff", type=click.FloatRange(0, 1), default=None, help="Default: the model's.")
 @click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None, help="Default: the model's.")
-def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff):
+@click.option("--max-size", type=click.IntRange(1024), default=None,
+              help="Bytes of each message read; the rest is ignored.  [default: 10 MiB]")
+def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff, max_size):
     """Copy one message from stdin to stdout with a status header added.
 
     The header reads `X-Spamnb-Status: Yes|No|Unsure, score=P, log-odds=L,
@@ -505,7 +509,7 @@ def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff):
         path = _model_path(model_path)
         model = Model.load(path)
         tagged, score = filter_message(model, raw, os.path.basename(path), header_name,
-                                       _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff))
+                                       _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff), max_size)
     except Exception as error:  # noqa: BLE001 -- whatever went wrong, the mail goes through
         out.write(raw)
         out.flush()

@@ -44,10 +44,11 @@ def with_status_header(raw: bytes, value: str, name: str = STATUS_HEADER) -> byt
 
 
 def filter_message(model, raw: bytes, model_name: str, header_name: str = STATUS_HEADER,
-                   cutoffs: Cutoffs | None = None) -> tuple[bytes, Score]:
+                   cutoffs: Cutoffs | None = None, max_size: int | None = None) -> tuple[bytes, Score]:
     """What `spamnb filter` writes for one message, and the score behind it.
 
-    Only the first MAX_MESSAGE_BYTES are scored; all of the message is written.
+    Only the first `max_size` bytes (default MAX_MESSAGE_BYTES) are scored;
+    all of the message is written.
     """
-    score = model.score_message(raw[:MAX_MESSAGE_BYTES], cutoffs=cutoffs)
+    score = model.score_message(raw[:max_size or MAX_MESSAGE_BYTES], cutoffs=cutoffs)
     return with_status_header(raw, status_value(score, model_name), header_name), score
