@@ -19,7 +19,7 @@ from .metrics import summarise
 from .model import Model, raw_score_from_counts
 from .options import TrainOptions
 from .sources import display
-from .training import CALIBRATION_SAMPLE, Reservoir, TrainReport, calibrate, labelled_folder, tokenized_messages
+from .training import TrainReport, fit_tokenized, labelled_folder, tokenized_messages
 
 
 @dataclass
@@ -99,16 +99,7 @@ def fold_indices(corpus: Corpus, folds: int, shuffle: bool = False, seed: int = 
 
 def fit(corpus: Corpus, indices, options: TrainOptions) -> Model:
     """A model trained as `spamnb train` would, on the given messages."""
-    counts = TokenCounts()
-    sample = Reservoir(CALIBRATION_SAMPLE)
-    for start in range(0, len(indices), 500):
-        chunk = indices[start:start + 500]
-        counts.add([corpus.tokens[i] for i in chunk], [corpus.labels[i] for i in chunk])
-        for i in chunk:
-            sample.offer((corpus.tokens[i], corpus.labels[i]))
-    model = Model.from_counts(counts, options)
-    calibrate(model, sample.items)
-    return model
+    return fit_tokenized([corpus.tokens[i] for i in indices], [corpus.labels[i] for i in indices], options)
 
 
 def evaluate_split(corpus: Corpus, train, test, options: TrainOptions) -> dict:

@@ -66,15 +66,10 @@ class ScoringRule:
         if self.top_k and len(kept) > self.top_k:
             kept.sort(key=lambda i: -abs(contributions[i]))
             kept = kept[: self.top_k]
-        total = sum(contributions[i] for i in kept)
-        n = max(len(kept), 1)
-        if self.normalize == "sqrt":
-            total /= math.sqrt(n)
-        elif self.normalize == "mean":
-            total /= n
-        return total, kept
+        return sum(contributions[i] for i in kept) / self.divisor(len(kept)), kept
 
     def divisor(self, kept: int) -> float:
+        """n^γ for n contributions kept (at least 1)."""
         n = max(kept, 1)
         return {"none": 1.0, "sqrt": math.sqrt(n), "mean": float(n)}[self.normalize]
 

@@ -123,6 +123,22 @@ def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = Tr
             model.tune_cutoffs(labels)
 
 
+def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options: TrainOptions,
+                  calibrated: bool = True) -> Model:
+    """A model trained as `train` would (calibration and tuned cutoffs included,
+    unless `calibrated` is false) on messages already tokenized."""
+    counts = TokenCounts()
+    for start in range(0, len(documents), BATCH_SIZE):
+        counts.add(documents[start:start + BATCH_SIZE], labels[start:start + BATCH_SIZE])
+    model = Model.from_counts(counts, options)
+    if calibrated:
+        sample = Reservoir(CALIBRATION_SAMPLE)
+        for pair in zip(documents, labels):
+            sample.offer(pair)
+        calibrate(model, sample.items)
+    return model
+
+
 def check_paths(paths: Sequence[str]) -> None:
     for path in paths:
         if path != "-" and not os.path.exists(path):
