@@ -2,10 +2,20 @@
 
 __version__ = "0.1.0"
 
-from .model import Model  # noqa: E402
-from .options import TrainOptions  # noqa: E402
-from .scoring import Cutoffs, Score  # noqa: E402
-from .tokens import TokenizerOptions  # noqa: E402
-from .training import train  # noqa: E402
-
 __all__ = ["Model", "TrainOptions", "TokenizerOptions", "Cutoffs", "Score", "train", "__version__"]
+
+# Where each public name lives.  They are imported on first use (PEP 562), so
+# `import spamnb` costs nothing: scoring one message in a fresh process must
+# not pay for numpy, which only training and inspection need.
+_EXPORTS = {"Model": "model", "TrainOptions": "options", "TokenizerOptions": "tokens",
+            "Cutoffs": "scoring", "Score": "scoring", "train": "training"}
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'spamnb' has no attribute {name!r}")

@@ -1,3 +1,3 @@
-from .cli import main
+from .fastpath import main
 
 main()

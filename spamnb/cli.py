@@ -10,7 +10,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import (EXIT_INPUT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TEMPFAIL, EXIT_USAGE, InputError,
+from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TEMPFAIL, EXIT_USAGE, InputError,
                      OptionError, SpamnbError)
 from .options import EVENT_MODELS, NORMALIZE, TrainOptions
 from .paths import default_model_path
@@ -155,10 +155,15 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 @click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None,
               help="P(spam) at or below which classify says ham; stored in the model.  "
                    "Default: tuned so at most 0.5 % of spam is called ham.")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+              help="Worker processes that decode and count mail.  [default: every core]")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Count on a Dask cluster instead (tcp://HOST:PORT of its scheduler; needs "
+                   "spamnb[dask] here and on the workers).  The model is the same as a local run's.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
           chunk, min_df, max_features, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords,
-          spam_cutoff, ham_cutoff, quiet):
+          spam_cutoff, ham_cutoff, jobs, scheduler, quiet):
     """Train a model from labelled mail and write it.
 
     FOLDER holds spam/ and ham/ (each a directory of message files, a Maildir
@@ -171,8 +176,10 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
       spamnb train ./mail
       spamnb train --spam Junk.mbox --ham ~/Maildir --model my.spamnb
       spamnb train ./mail --headers subject,from --event-model bernoulli
+      spamnb train ./mail --scheduler tcp://10.0.0.5:8786    # on a Dask cluster
     """
     from .scoring import Cutoffs
+    from .workers import executor_for
     from .training import labelled_folder, train as train_model, expected_messages
     from .render import skipped_summary
 
@@ -200,19 +207,20 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     path = _model_path(model_path)
     check_writable(path)
     show_progress = not quiet and sys.stderr.isatty()
-    if show_progress:
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn)
-        from rich.console import Console
+    with executor_for(jobs, scheduler) as (executor, workers):
+        if show_progress:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn)
+            from rich.console import Console
 
-        total = expected_messages([*spam_paths, *ham_paths])
-        with Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task("train", total=total)
-            model, report = train_model(spam_paths, ham_paths, options, cutoffs,
-                                        progress=lambda origin: bar.advance(task))
-    else:
-        model, report = train_model(spam_paths, ham_paths, options, cutoffs)
+            total = expected_messages([*spam_paths, *ham_paths])
+            with Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+                task = bar.add_task("train", total=total)
+                model, report = train_model(spam_paths, ham_paths, options, cutoffs,
+                                            lambda origin: bar.advance(task), executor, workers)
+        else:
+            model, report = train_model(spam_paths, ham_paths, options, cutoffs, None, executor, workers)
     model.save(path)
     for line in skipped_summary(report.skipped):
         click.echo(f"spamnb: {line}", err=True)
@@ -258,42 +266,17 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain,
       formail -s spamnb classify --exit-code - < inbox     # bogofilter-style status
       spamnb classify --explain --top 5 suspicious.eml
     """
-    from .model import Model
+    from .classify import classify_paths
     from .render import ScoreWriter, skipped_summary
-    from .scoring import LABEL_SPAM, LABEL_UNSURE
-    from .sources import MAX_MESSAGE_BYTES, display, read_messages
+    from .scorer import Scorer
 
-    model = Model.load(_model_path(model_path))
+    model = Scorer.open(_model_path(model_path))
     cutoffs = _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff)
     writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)
-    skipped = []
-    problems = []
-    labels = []
-    # Standard input can be read once: a second "-" would score an empty message.
-    for path in dict.fromkeys(paths or ("-",)):
-        scored = len(labels)
-        try:
-            for raw in read_messages(path, skipped, max_size or MAX_MESSAGE_BYTES):
-                score = model.score_message(raw.data, explain=explain, cutoffs=cutoffs)
-                labels.append(score.label)
-                writer.write(raw.origin, score)
-        except InputError as error:
-            if path == "-":
-                raise
-            problems.append(str(error))
-            continue
-        if len(labels) == scored:
-            problems.append(f"no messages found in {display(path)}")
-    writer.close()
-    for line in problems:
+    outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain)
+    for line in outcome.problems + skipped_summary(outcome.skipped):
         click.echo(f"spamnb: {line}", err=True)
-    for line in skipped_summary(skipped):
-        click.echo(f"spamnb: {line}", err=True)
-    if exit_code and labels:
-        # The verdict is what a mail filter acts on; problems are on stderr.
-        sys.exit(0 if LABEL_SPAM in labels else 2 if LABEL_UNSURE in labels else 1)
-    if problems or skipped or not labels:
-        sys.exit(EXIT_INPUT_ERROR)
+    sys.exit(outcome.exit_status(exit_code))
 
 
 @cli.command()
@@ -504,10 +487,10 @@ def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff, 
     out = sys.stdout.buffer
     try:
         from .filtering import filter_message
-        from .model import Model
+        from .scorer import Scorer
 
         path = _model_path(model_path)
-        model = Model.load(path)
+        model = Scorer.open(path)
         tagged, score = filter_message(model, raw, os.path.basename(path), header_name,
                                        _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff), max_size)
     except Exception as error:  # noqa: BLE001 -- whatever went wrong, the mail goes through
@@ -543,6 +526,41 @@ def export(output, model_path):
     stream = click.open_file(output, "w", encoding="utf-8", errors="surrogateescape", atomic=output != "-")
     with stream:
         export_counts(model, stream)
+
+
+@cli.command()
+@click.argument("models", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Where to write the merged model (may be one of MODELS).")
+def merge(models, output):
+    """Combine models trained separately into one (counts are added).
+
+    The result is what training on all their mail at once would give, count
+    for count: train shards on several machines (or mailboxes) and merge.
+    The models must have been trained with the same options.  Calibration
+    and cutoffs come from the first model.
+
+    \b
+    Examples:
+      spamnb merge inbox.spamnb archive.spamnb -o all.spamnb
+      spamnb merge shard-*.spamnb -o model.spamnb
+    """
+    from .model import Model
+    from .modelfile import locked
+    from .upkeep import merge as merge_models
+
+    if len(models) < 2:
+        raise OptionError("merge needs at least two models")
+    with locked(output):
+        merged, report = merge_models([Model.load(path) for path in models])
+        merged.save(output)
+    if report.shared or report.relabelled:
+        click.echo(f"spamnb: {report.shared:,} messages were learned by more than one model and are "
+                   f"counted once per model; {report.relabelled:,} were learned with different labels",
+                   err=True)
+    m = merged.messages
+    click.echo(f"merged {len(models)} models: {int(m[1]):,} spam + {int(m[0]):,} ham messages, "
+               f"vocabulary {merged.vocabulary_size:,} tokens; written to {output}")
 
 
 @cli.command(name="import")

@@ -19,14 +19,17 @@ import numpy as np
 from . import __version__
 from .counts import HAM, SPAM, TokenCounts
 from .errors import ModelError
-from .message import decode_message
-from .modelfile import (FORMAT_VERSION, build_hash_slots, check_u4, hash_size_for, read_model,
-                        write_model)
+from .modelfile import BLOCK_KEYS, FORMAT_VERSION, check_u4, read_model, write_model
 from .calibration import fit_platt, tune_cutoffs
 from .options import TrainOptions
-from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_tokens
-from .tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens
+from .scorer import SCORING_SECTIONS, Scorer, check_tokenizer_version, options_from_meta
+from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs, token_key
+from .tokens import TOKENIZER_VERSION
 from .weights import log_odds_weights, presence_scoring, select_features, token_weights
+
+# Sections read only to learn, inspect or export: stored compressed.
+COMPRESSED = frozenset({"token_lengths", "token_bytes", "occurrences", "documents", "last_seen",
+                        "digests", "digest_classes"})
 
 
 def today() -> int:
@@ -80,19 +83,14 @@ def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[
     return rule.raw(contributions[weights != 0.0].tolist())[0]  # zero weights are skipped, as in scoring
 
 
-class Model:
-    """A trained naive Bayes spam model."""
+class Model(Scorer):
+    """A trained naive Bayes spam model: the counts, and a Scorer built on them."""
 
     def __init__(self, counts: TokenCounts, options: TrainOptions,
                  cutoffs: Cutoffs | None = None, meta: dict | None = None) -> None:
+        super().__init__(options, cutoffs, meta)
         self._counts = counts
-        self.options = options
-        self.cutoffs = cutoffs or Cutoffs()
-        self.meta = dict(meta or {})
-        self._file = None
         self._sections: dict[str, np.ndarray] | None = None
-        self._table: WeightTable | None = None
-        self.bias: float = 0.0
 
     # -- building -----------------------------------------------------------
 
@@ -104,32 +102,39 @@ class Model:
         return model
 
     def refresh(self, keep_calibration: bool = False) -> None:
-        """Recompute weights and the lookup index after the counts changed.
+        """Recompute weights and the scoring sections after the counts changed.
 
+        The counts are put in key order first (modelfile.py): then row i of
+        every section is the same token, and equal counts give an equal file.
         `keep_calibration`: after learning a few messages the fitted mapping
         from raw score to probability (and the cutoffs tuned with it) still
         holds; after training from scratch it is refitted.
         """
         counts = self._counts
+        keys = np.fromiter(map(token_key, counts.tokens), dtype=np.uint64, count=len(counts))
+        order = np.argsort(keys, kind="stable")
+        if (order != np.arange(len(order))).any():
+            counts = self._counts = counts.take(order)
+            keys = keys[order]
         computed = log_odds_weights(counts, self.options.event_model, self.options.alpha,
                                     self.options.robinson)
         if not (np.isfinite(computed.weights).all() and np.isfinite(computed.bias)):
             raise ValueError("the weights are not finite numbers; is alpha reasonable?")
-        computed.weights = select_features(computed.weights, counts.documents, counts.messages,
-                                           self.options.min_df, self.options.max_features)
+        weights = select_features(computed.weights, counts.documents, counts.messages,
+                                  self.options.min_df, self.options.max_features).astype("<f4")
+        keys = keys.astype("<u8")
         encoded = [token.encode("utf-8", "surrogatepass") for token in counts.tokens]
-        lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
-        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        size = hash_size_for(len(encoded))
         self._sections = {
-            "token_offsets": check_u4("token offsets", offsets),
+            "keys": keys,
+            "weights": weights,
+            "block_first": keys[::BLOCK_KEYS].copy(),
+            "block_crcs": np.array(block_crcs(keys.tobytes(), weights.tobytes(), BLOCK_KEYS), dtype="<u4"),
+            "token_lengths": check_u4("token lengths", np.fromiter(map(len, encoded), dtype=np.int64,
+                                                                   count=len(encoded))),
             "token_bytes": np.frombuffer(b"".join(encoded), dtype=np.uint8),
             "occurrences": check_u4("occurrence counts", counts.occurrences),
             "documents": check_u4("document counts", counts.documents),
             "last_seen": counts.last_seen.astype("<u4"),
-            "weights": computed.weights.astype("<f8"),
-            "hash_slots": build_hash_slots(encoded, size),
         }
         digests = np.fromiter(counts.learned.keys(), dtype=np.uint64, count=len(counts.learned))
         classes = np.fromiter(counts.learned.values(), dtype=np.uint8, count=len(counts.learned))
@@ -137,7 +142,7 @@ class Model:
         self._sections["digests"] = digests[order].astype("<u8")
         self._sections["digest_classes"] = classes[order]
         self.bias = computed.bias
-        self.meta["hash_size"] = size
+        self.meta["block_size"] = BLOCK_KEYS
         if not keep_calibration:
             self.meta.pop("calibration", None)  # fitted to the old counts
         self._table = None
@@ -146,23 +151,17 @@ class Model:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Model":
+        """Read a whole model, checking every byte (scoring alone: Scorer.open)."""
         model_file = read_model(path)
         meta = model_file.meta
         try:
-            options = TrainOptions(
-                event_model=meta["event_model"], alpha=float(meta["alpha"]),
-                tokenizer=TokenizerOptions.from_dict(meta["tokenizer"]),
-                robinson=float(meta.get("robinson", 0.0)), normalize=meta.get("normalize", "none"),
-                top_k=int(meta.get("top_k", 0)), chunk=int(meta.get("chunk", 0)),
-                min_df=int(meta.get("min_df", 0)), max_features=int(meta.get("max_features", 0)))
-            cutoffs = Cutoffs(**meta["cutoffs"])
-            model = cls(None, options, cutoffs, meta)  # type: ignore[arg-type]
+            model = cls(None, options_from_meta(meta), Cutoffs(**meta["cutoffs"]), meta)  # type: ignore[arg-type]
             model._file = model_file
             model._sections = {name: model_file.array(name) for name in meta["sections"]}
             model.bias = float(meta["bias"])
             model._messages = np.array(meta["messages"], dtype=np.int64)
             model._check_structure()
-            model.table  # validate the index now, not at the first message
+            model.table  # build the lookup now, not at the first message
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
         return model
@@ -174,25 +173,22 @@ class Model:
         was written is a model (a hand-made or foreign-tool file could pass
         the checksum and still index out of range).
         """
-        version = self.meta.get("tokenizer_version")
-        if version != TOKENIZER_VERSION:
-            raise ValueError(f"it was made by tokenizer version {version}, this spamnb tokenizes "
-                             f"as version {TOKENIZER_VERSION}")
+        check_tokenizer_version(self.meta)
         s = self._sections
-        size = len(s["weights"])
-        expected = {"token_offsets": (size + 1,), "occurrences": (2, size), "documents": (2, size),
-                    "last_seen": (size,), "weights": (size,)}
+        size = len(s["keys"])
+        blocks = -(-size // int(self.meta["block_size"])) if int(self.meta["block_size"]) > 0 else -1
+        expected = {"weights": (size,), "token_lengths": (size,), "occurrences": (2, size),
+                    "documents": (2, size), "last_seen": (size,), "block_first": (blocks,),
+                    "block_crcs": (blocks,)}
         for name, shape in expected.items():
             if s[name].shape != shape:
                 raise ValueError(f"section {name} has shape {s[name].shape}, expected {shape}")
-        offsets = s["token_offsets"]
-        if offsets[0] != 0 or offsets[-1] != len(s["token_bytes"]) or (np.diff(offsets.astype(np.int64)) < 0).any():
-            raise ValueError("token offsets out of order")
-        hash_size = int(self.meta["hash_size"])
-        if hash_size < 8 or hash_size & (hash_size - 1) or hash_size > len(s["hash_slots"]):
-            raise ValueError("bad hash index size")
-        if s["hash_slots"].max(initial=0) > size or not np.isfinite(s["weights"]).all():
-            raise ValueError("hash index or weights out of range")
+        if int(s["token_lengths"].sum(dtype=np.int64)) != len(s["token_bytes"]):
+            raise ValueError("token lengths disagree with the token bytes")
+        if (np.diff(s["keys"]) <= 0).any():
+            raise ValueError("token keys out of order")
+        if not np.isfinite(s["weights"]).all():
+            raise ValueError("weights out of range")
         if not np.isfinite(self.bias):
             raise ValueError("bias is not a finite number")
         if "digests" in s and s["digests"].shape != s["digest_classes"].shape:
@@ -215,7 +211,7 @@ class Model:
             "cutoffs": {"spam": self.cutoffs.spam, "ham": self.cutoffs.ham},
             "vocabulary": len(self._sections["weights"]),
         })
-        write_model(path, meta, self._sections)
+        write_model(path, meta, self._sections, COMPRESSED)
         self.meta = meta
 
     # -- what is in it -------------------------------------------------------
@@ -225,9 +221,9 @@ class Model:
         """The full counts (decodes every token; not needed for scoring)."""
         if self._counts is None:
             s = self._sections
-            offsets = s["token_offsets"].tolist()
             raw = s["token_bytes"].tobytes()
-            tokens = [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip(offsets, offsets[1:])]
+            ends = np.cumsum(s["token_lengths"], dtype=np.int64).tolist()
+            tokens = [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip([0, *ends], ends)]
             self._counts = TokenCounts.from_arrays(tokens, s["occurrences"], s["documents"],
                                                    self._messages, s["last_seen"])
             if "digests" in s:
@@ -247,33 +243,15 @@ class Model:
 
     @property
     def weights(self) -> np.ndarray:
+        """λ_w in key order (as stored: 32-bit floats)."""
         return self._sections["weights"]
 
     @property
     def table(self) -> WeightTable:
         if self._table is None:
-            s = self._sections
-            self._table = WeightTable(s["token_offsets"], s["token_bytes"], s["weights"],
-                                      s["hash_slots"], int(self.meta["hash_size"]))
+            self._table = WeightTable(*(self._sections[name] for name in SCORING_SECTIONS[:3]),
+                                      block_size=int(self.meta["block_size"]))
         return self._table
-
-    # -- scoring ---------------------------------------------------------------
-
-    def tokens(self, raw: bytes) -> list[str]:
-        tokenizer = self.options.tokenizer
-        return message_tokens(decode_message(raw, tokenizer.wants_header), tokenizer)
-
-    @property
-    def rule(self) -> ScoringRule:
-        """How contributions combine: the options, plus the calibration if fitted."""
-        calibration = self.meta.get("calibration")
-        scale, offset = (calibration["scale"], calibration["offset"]) if calibration else (1.0, self.bias)
-        return ScoringRule(self.options.normalize, self.options.top_k, scale, offset, self.options.chunk)
-
-    def score_tokens(self, tokens: list[str], explain: bool = False,
-                     cutoffs: Cutoffs | None = None) -> Score:
-        return score_tokens(tokens, self.table, self.rule, presence_scoring(self.options.event_model),
-                            cutoffs or self.cutoffs, explain)
 
     def calibrate(self, documents: list[list[str]], labels: list[int]) -> dict:
         """Fit P(spam) = σ(a · raw + c) on leave-one-out scores of training messages.
@@ -301,11 +279,6 @@ class Model:
         self.cutoffs = Cutoffs(spam=spam, ham=ham)
         self.meta["cutoffs_tuned"] = {"max_fpr": max_fpr, "max_fnr": max_fnr, "messages": len(labels)}
         return self.cutoffs
-
-    def score_message(self, raw: bytes, explain: bool = False,
-                      cutoffs: Cutoffs | None = None) -> Score:
-        """Score one raw message (bytes as read from a file or stdin)."""
-        return self.score_tokens(self.tokens(raw), explain, cutoffs)
 
     def lookup(self, token: str) -> dict | None:
         """Weight and counts of one token, or None if the model never saw it."""
@@ -341,7 +314,7 @@ class Model:
             "created": self.meta.get("created"),
             "updated": self.meta.get("updated"),
             "learned_digests": len(self._sections.get("digests", ())),
-            "file_bytes": len(self._file.data) if self._file is not None else None,
+            "file_bytes": self._file.size if self._file is not None else None,
         }
 
     def top_tokens(self, n: int, spam: bool = True) -> list[dict]:
@@ -353,10 +326,5 @@ class Model:
         keys = -weights if spam else weights
         chosen = np.argpartition(keys, n - 1)[:n]
         chosen = chosen[np.argsort(keys[chosen], kind="stable")]
-        s = self._sections
-        offsets, raw = s["token_offsets"], s["token_bytes"]
-        out = []
-        for index in chosen.tolist():
-            token = raw[offsets[index]:offsets[index + 1]].tobytes().decode("utf-8", "surrogatepass")
-            out.append(self._row(index, token))
-        return out
+        tokens = self.counts.tokens
+        return [self._row(index, tokens[index]) for index in chosen.tolist()]

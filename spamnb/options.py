@@ -15,6 +15,11 @@ EVENT_MODELS = ("multinomial", "bernoulli", "mixed")
 NORMALIZE = ("none", "sqrt", "mean")
 
 
+def presence_scoring(event_model: str) -> bool:
+    """Whether x_w is 1 for a present token (Bernoulli, mixed) or its count."""
+    return event_model != "multinomial"
+
+
 @dataclass(frozen=True)
 class TrainOptions:
     # Mixed by default.  Ranking, 1-ROCA % by 10-fold cross-validation inside

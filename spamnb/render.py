@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import IO
+from io import TextIOBase
 
 from .scoring import Score
 from .sources import Skipped, display
@@ -35,7 +35,7 @@ def score_record(origin: str, score: Score, explain: int = 0) -> dict:
 class ScoreWriter:
     """Writes one classify result at a time in the chosen format."""
 
-    def __init__(self, stream: IO[str], fmt: str, explain: int = 0) -> None:
+    def __init__(self, stream: TextIOBase, fmt: str, explain: int = 0) -> None:
         self.stream = stream
         self.fmt = fmt
         self.explain = explain

@@ -2,9 +2,9 @@
 
     log-odds = b + Σ_w x_w · λ_w        P(spam) = 1 / (1 + e^-log-odds)
 
-The lookup runs on the model file's own arrays through its hash index (see
-modelfile.py), so scoring one message never builds a dictionary of the whole
-vocabulary and costs the same for a model of 10 thousand or 1 million tokens.
+The lookup runs on the model file's own key-sorted arrays (see modelfile.py),
+so scoring one message never builds a dictionary of the whole vocabulary and
+costs about the same for a model of 10 thousand or 10 million tokens.
 """
 
 from __future__ import annotations
@@ -12,8 +12,14 @@ from __future__ import annotations
 import math
 import sys
 import zlib
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
+
+try:  # the C module itself: hashlib would load OpenSSL first (6 ms)
+    from _blake2 import blake2b
+except ImportError:  # not CPython
+    from hashlib import blake2b
 
 LABEL_SPAM, LABEL_HAM, LABEL_UNSURE = "spam", "ham", "unsure"
 
@@ -115,48 +121,84 @@ def probability(log_odds: float) -> float:
     return z / (1.0 + z)
 
 
-class WeightTable:
-    """Token → λ lookups over the arrays of a model file."""
+def token_key(token: str) -> int:
+    """The 64-bit key a token is found by: BLAKE2b, so no one can craft a
+    token that lands on another's key (with 10 million tokens, two keys
+    collide by chance once in 10^5 models)."""
+    return int.from_bytes(blake2b(token.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
-    def __init__(self, token_offsets, token_bytes, weights, hash_slots, hash_size: int) -> None:
-        little = sys.byteorder == "little"
-        # memoryview casts use native byte order; the file is little-endian.
-        self._offsets = memoryview(_native(token_offsets, "<u4", little)).cast("B").cast("I")
-        self._bytes = memoryview(token_bytes).cast("B")
-        self._weights = memoryview(_native(weights, "<f8", little)).cast("B").cast("d")
-        self._slots = memoryview(_native(hash_slots, "<u4", little)).cast("B").cast("I")
-        if hash_size & (hash_size - 1) or hash_size > len(self._slots):
-            raise ValueError("hash size must be a power of two no larger than the table")
-        self._mask = hash_size - 1
+
+class WeightTable:
+    """Token → λ lookups over a model's key-sorted arrays, without building a
+    dictionary: a binary search over the first key of each block, then over
+    the block (both in C, via bisect on memoryviews).  A block's keys and
+    weights are checked against their CRC the first time a lookup reads them.
+    """
+
+    def __init__(self, keys, weights, block_first, block_crcs=None, block_size: int = 512,
+                 where: str = "model") -> None:
+        self._keys = _as_native(keys, "Q")
+        self._weights = _as_native(weights, "f")
+        self._first = _as_native(block_first, "Q")
+        self._crcs = None if block_crcs is None else _as_native(block_crcs, "I")
+        self._raw_keys = memoryview(keys).cast("B")
+        self._raw_weights = memoryview(weights).cast("B")
+        self._block = block_size
+        self._checked: set[int] = set()
+        self._where = where
+        blocks = -(-len(self._keys) // block_size)
+        if len(self._weights) != len(self._keys) or len(self._first) != blocks or (
+                self._crcs is not None and len(self._crcs) != blocks):
+            raise ValueError("the scoring sections disagree in size")
 
     def __len__(self) -> int:
-        return len(self._weights)
+        return len(self._keys)
 
     def index(self, token: str) -> int:
-        """The token's id, or -1 when the model never saw it."""
-        encoded = token.encode("utf-8", "surrogatepass")
-        slot = zlib.crc32(encoded) & self._mask
-        slots, offsets, data = self._slots, self._offsets, self._bytes
-        while True:
-            entry = slots[slot]
-            if entry == 0:
-                return -1
-            start, end = offsets[entry - 1], offsets[entry]
-            if end - start == len(encoded) and data[start:end] == encoded:
-                return entry - 1
-            slot += 1
+        """The token's position, or -1 when the model never saw it."""
+        key = token_key(token)
+        block = bisect_right(self._first, key) - 1
+        if block < 0:
+            return -1
+        if self._crcs is not None and block not in self._checked:
+            self._check(block)
+        start = block * self._block
+        end = min(start + self._block, len(self._keys))
+        at = bisect_left(self._keys, key, start, end)
+        return at if at < end and self._keys[at] == key else -1
+
+    def _check(self, block: int) -> None:
+        start, end = block * self._block, min((block + 1) * self._block, len(self._keys))
+        crc = zlib.crc32(self._raw_keys[8 * start:8 * end])
+        if zlib.crc32(self._raw_weights[4 * start:4 * end], crc) != self._crcs[block]:
+            from .errors import ModelError
+
+            raise ModelError(f"{self._where} is corrupt (checksum mismatch in block {block}); "
+                             "restore a backup or retrain")
+        self._checked.add(block)
 
     def weight(self, index: int) -> float:
         return self._weights[index]
 
 
-def _native(array, dtype: str, little: bool):
-    """A C-contiguous array in native byte order (the file is little-endian)."""
-    import numpy as np
+def block_crcs(keys: bytes, weights: bytes, block_size: int) -> list[int]:
+    """CRC-32 of each block's keys then weights, as WeightTable checks them."""
+    count = len(keys) // 8
+    return [zlib.crc32(weights[4 * start:4 * min(start + block_size, count)],
+                       zlib.crc32(keys[8 * start:8 * min(start + block_size, count)]))
+            for start in range(0, count, block_size)]
 
-    if little and getattr(array, "dtype", None) is not None and array.dtype.str in (dtype, "|u1"):
-        return np.ascontiguousarray(array)
-    return np.ascontiguousarray(np.asarray(array, dtype=np.dtype(dtype).newbyteorder("=")))
+
+def _as_native(buffer, code: str):
+    """A memoryview of little-endian numbers in native order (the file is little-endian)."""
+    view = memoryview(buffer).cast("B")
+    if sys.byteorder == "little":
+        return view.cast(code)
+    import array
+
+    swapped = array.array(code, bytes(view))
+    swapped.byteswap()
+    return memoryview(swapped)
 
 
 def score_tokens(tokens: list[str], table: WeightTable, rule: ScoringRule, presence: bool,

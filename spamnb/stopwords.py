@@ -7,7 +7,6 @@ Chinese, whose function words (的, 了, 我们) fill every message of both clas
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 from .errors import InputError
@@ -24,6 +23,8 @@ def _parse(text: str) -> frozenset[str]:
 
 def builtin() -> frozenset[str]:
     """The English and Chinese lists shipped with spamnb."""
+    from importlib import resources  # 6 ms of imports: only when the lists are read
+
     data = resources.files("spamnb") / "data"
     return _parse((data / "stopwords_en.txt").read_text("utf-8")) | _parse(
         (data / "stopwords_zh.txt").read_text("utf-8")

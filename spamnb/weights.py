@@ -38,7 +38,7 @@ import numpy as np
 
 from .counts import HAM, SPAM, TokenCounts
 
-from .options import EVENT_MODELS  # one list of the names, shared with the CLI
+from .options import EVENT_MODELS, presence_scoring  # noqa: F401 (presence_scoring: re-exported)
 
 
 @dataclass
@@ -49,11 +49,6 @@ class Weights:
     """b: the log-odds of a message with no known token."""
     presence: bool
     """True when a token counts once however often it occurs (Bernoulli, mixed)."""
-
-
-def presence_scoring(event_model: str) -> bool:
-    """Whether x_w is 1 for a present token (Bernoulli, mixed) or its count."""
-    return event_model != "multinomial"
 
 
 def check_trainable(counts: TokenCounts) -> None:

@@ -11,8 +11,9 @@ from spamnb import modelfile
 from spamnb.counts import TokenCounts
 from spamnb.errors import ModelError
 from spamnb.model import Model, TrainOptions
-from spamnb.modelfile import PREFIX, build_hash_slots, hash_size_for
-from spamnb.scoring import Cutoffs, WeightTable
+from spamnb.modelfile import PREFIX, read_model
+from spamnb.scorer import Scorer
+from spamnb.scoring import Cutoffs, WeightTable, block_crcs, token_key
 from spamnb.tokens import TokenizerOptions
 
 
@@ -43,17 +44,59 @@ def test_round_trip_keeps_counts_options_weights_and_cutoffs(tmp_path):
     assert loaded.score_tokens(tokens).log_odds == model.score_tokens(tokens).log_odds
 
 
-def test_hash_index_finds_every_token_of_a_large_vocabulary():
+def test_key_index_finds_every_token_of_a_large_vocabulary():
     tokens = [f"token{i}" for i in range(20000)] + ["发票", "subject:免费", ""]
-    encoded = [t.encode() for t in tokens]
-    size = hash_size_for(len(tokens))
-    slots = build_hash_slots(encoded, size)
-    offsets = np.zeros(len(tokens) + 1, dtype="<u4")
-    offsets[1:] = np.cumsum([len(e) for e in encoded])
-    table = WeightTable(offsets, np.frombuffer(b"".join(encoded), dtype=np.uint8),
-                        np.arange(len(tokens), dtype="<f8"), slots, size)
-    assert all(table.index(t) == i for i, t in enumerate(tokens))
+    keys = np.array(sorted(map(token_key, tokens)), dtype="<u8")
+    weights = np.arange(len(tokens), dtype="<f4")
+    block = 64
+    table = WeightTable(keys, weights, keys[::block].copy(),
+                        np.array(block_crcs(keys.tobytes(), weights.tobytes(), block), dtype="<u4"), block)
+    position = {key: i for i, key in enumerate(keys.tolist())}
+    assert all(table.index(t) == position[token_key(t)] for t in tokens)
     assert table.index("token20000") == -1 and table.index("发") == -1
+    assert table.weight(table.index("发票")) == position[token_key("发票")]
+
+
+def test_same_counts_give_the_same_file_whatever_the_order_learned(tmp_path):
+    first, second = TokenCounts(), TokenCounts()
+    first.add([["cheap", "pills"], ["lunch", "notes"]], [1, 0])
+    second.add([["lunch", "notes"]], [0])
+    second.add([["pills", "cheap"]], [1])
+    for counts, name in ((first, "a"), (second, "b")):
+        model = Model.from_counts(counts, TrainOptions())
+        model.meta["created"] = "fixed"
+        model.save(tmp_path / name)
+    a, b = read_model(tmp_path / "a"), read_model(tmp_path / "b")
+    for name in a.meta["sections"]:
+        assert bytes(a.decoded(name)) == bytes(b.decoded(name)), name
+
+
+def test_scoring_checks_each_block_it_reads(tmp_path):
+    """A damaged weight is refused by classify (which reads only the blocks a
+    message needs) and by a full load; an undamaged model scores alike both ways."""
+    counts = TokenCounts()
+    counts.add([[f"spam{i}" for i in range(3000)], [f"ham{i}" for i in range(3000)]], [1, 0])
+    path = tmp_path / "m.spamnb"
+    Model.from_counts(counts, TrainOptions(tokenizer=TokenizerOptions(headers=()))).save(path)
+    message = b"Subject: x\n\nspam1 spam2 ham3\n"
+    assert Scorer.open(path).score_message(message) == Model.load(path).score_message(message)
+    data = bytearray(path.read_bytes())
+    meta_length = PREFIX.unpack_from(data)[3]
+    start = PREFIX.size + meta_length + read_model(path).meta["sections"]["weights"]["offset"]
+    data[start + 4 * 1000] ^= 0x01  # one weight, in the second block of 512
+    bad = tmp_path / "bad.spamnb"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="corrupt"):
+        Model.load(bad)
+    scorer = Scorer.open(bad)  # opening reads no weight
+    good = Model.load(path)
+    damaged_token = next(t for t in counts.tokens if 512 <= good.table.index(t) < 1024)
+    sound_token = next(t for t in counts.tokens if good.table.index(t) < 512)
+    assert scorer.table.index(sound_token) == good.table.index(sound_token)
+    with pytest.raises(ModelError, match="checksum mismatch in block 1"):
+        scorer.table.index(damaged_token)
+    result = run_spamnb("classify", "--model", bad, input=b"Subject: x\n\n" + damaged_token.encode() + b"\n")
+    assert result.returncode == 3 and b"corrupt" in result.stderr and b"Traceback" not in result.stderr
 
 
 def test_failed_write_leaves_the_old_model_and_no_temp_file(tmp_path, monkeypatch):

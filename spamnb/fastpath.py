@@ -1,0 +1,109 @@
+"""The `spamnb` entry point, with a fast path for scoring mail.
+
+A mail filter starts `spamnb classify` once per message, so start-up is
+most of its cost.  The full command line imports click (20 ms) before it
+parses anything; this module parses the common scoring command lines itself
+and scores with the standard library alone (scorer.py), and hands every
+other command line to the click CLI unchanged:
+
+    spamnb classify [--model M] [--format F] [--exit-code] [PATH ...]
+
+The fast path runs only where its result is the full CLI's: no config file
+and no SPAMNB_* setting other than SPAMNB_MODEL (either can change
+defaults, and the CLI's rules for them stay in one place), and no option
+other than those above.  tests/test_fastpath.py checks the outputs agree.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_FORMATS = ("text", "tsv", "json", "jsonl")
+# Settings the CLI reads from the environment (config._ENV_KEYS, minus model).
+_ENV_SETTINGS = ("SPAMNB_SPAM_CUTOFF", "SPAMNB_HAM_CUTOFF", "SPAMNB_HEADER", "SPAMNB_HEADERS",
+                 "SPAMNB_EVENT_MODEL", "SPAMNB_ALPHA", "SPAMNB_FORMAT", "SPAMNB_CONFIG")
+
+
+def parse_classify(args: list[str]) -> dict | None:
+    """The classify options the fast path serves, or None to leave it to the CLI."""
+    if not args or args[0] != "classify":
+        return None
+    wanted = {"model": None, "format": "text", "exit_code": False, "paths": []}
+    rest = args[1:]
+    index = 0
+    while index < len(rest):
+        arg = rest[index]
+        if arg == "--":
+            wanted["paths"].extend(rest[index + 1:])
+            break
+        name, equals, value = arg.partition("=")
+        if name in ("--model", "-m", "--format"):
+            if not equals:
+                index += 1
+                if index >= len(rest):
+                    return None
+                value = rest[index]
+            key = "format" if name == "--format" else "model"
+            if key == "format" and value not in _FORMATS:
+                return None  # the CLI says what is wrong
+            wanted[key] = value
+        elif arg == "--exit-code":
+            wanted["exit_code"] = True
+        elif arg.startswith("-") and arg != "-":
+            return None
+        else:
+            wanted["paths"].append(arg)
+        index += 1
+    return wanted
+
+
+def _settings_apply() -> bool:
+    if any(name in os.environ for name in _ENV_SETTINGS):
+        return True
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.isfile(os.path.join(base, "spamnb", "config.toml"))
+
+
+def classify(wanted: dict) -> int:
+    from .classify import classify_paths
+    from .paths import default_model_path
+    from .render import ScoreWriter, skipped_summary
+    from .scorer import Scorer
+
+    scorer = Scorer.open(wanted["model"] or str(default_model_path()))
+    outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["format"]))
+    sys.stdout.flush()
+    for line in outcome.problems + skipped_summary(outcome.skipped):
+        print(f"spamnb: {line}", file=sys.stderr)
+    return outcome.exit_status(wanted["exit_code"])
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else list(argv)
+    wanted = parse_classify(args)
+    if wanted is None or _settings_apply():
+        from .cli import main as full_main
+
+        full_main(args)
+        return
+    import signal
+
+    from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, SpamnbError
+
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `spamnb classify dir | head` ends quietly
+    try:
+        status = classify(wanted)
+    except SpamnbError as error:
+        print(f"spamnb: {error}", file=sys.stderr)
+        status = error.exit_status
+    except KeyboardInterrupt:
+        print("spamnb: interrupted", file=sys.stderr)
+        status = EXIT_INTERRUPTED
+    except Exception as error:  # a bug: one line, as the CLI reports it
+        if os.environ.get("SPAMNB_DEBUG"):
+            raise
+        print(f"spamnb: internal error: {type(error).__name__}: {error} "
+              "(set SPAMNB_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
+        status = EXIT_INTERNAL
+    sys.exit(status)
