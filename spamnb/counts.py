@@ -55,16 +55,18 @@ class TokenCounts:
         return len(self.tokens)
 
     def _ids(self, tokens: Iterable[str]) -> list[int]:
+        """Ids of distinct `tokens`, adding the new ones to the vocabulary."""
+        tokens = list(tokens)
         vocabulary = self.vocabulary
-        ids = []
-        for token in tokens:
-            index = vocabulary.get(token)
-            if index is None:
-                index = vocabulary[token] = len(self.tokens)
-                self.tokens.append(token)
-            ids.append(index)
-        self._reserve(len(self.tokens))
-        return ids
+        # dict.update and map run in C: merging a worker's batch of 50,000
+        # distinct tokens costs milliseconds, where appending one id at a time
+        # took a third of a second per batch.
+        new = [t for t in tokens if t not in vocabulary]
+        if new:
+            vocabulary.update(zip(new, range(len(self.tokens), len(self.tokens) + len(new))))
+            self.tokens.extend(new)
+            self._reserve(len(self.tokens))
+        return list(map(vocabulary.__getitem__, tokens))
 
     def _reserve(self, size: int) -> None:
         capacity = self._occurrences.shape[1]
@@ -108,6 +110,22 @@ class TokenCounts:
             self._last_seen[id_array] = day
         if sign < 0 and (self._occurrences.min() < 0 or self.messages.min() < 0):
             raise ValueError("unlearning a message that was never learned: counts went negative")
+
+    def add_counted(self, occurrences: Sequence[Counter], documents: Sequence[Counter],
+                    messages: Sequence[int], day: int = 0) -> None:
+        """Add counts already summed per class ({token: N_cw} and {token: D_cw}
+        for ham and spam, and messages per class), as a worker returns them."""
+        for label in (HAM, SPAM):
+            summed = occurrences[label]
+            if not summed:
+                continue
+            ids = np.asarray(self._ids(summed.keys()), dtype=np.intp)  # distinct: plain += is safe
+            self._occurrences[label, ids] += np.fromiter(summed.values(), dtype=np.int64, count=len(ids))
+            self._documents[label, ids] += np.fromiter(map(documents[label].__getitem__, summed.keys()),
+                                                       dtype=np.int64, count=len(ids))
+            if day:
+                self._last_seen[ids] = day
+        self.messages += np.asarray(messages, dtype=np.int64)
 
     def merge(self, other: "TokenCounts") -> None:
         """Add another model's counts to these (training on A ∪ B)."""
@@ -160,8 +178,11 @@ class TokenCounts:
 
     def subset(self, keep: np.ndarray) -> "TokenCounts":
         """The counts of the tokens where `keep` is true (message counts unchanged)."""
-        kept = np.flatnonzero(keep)
-        counts = TokenCounts.from_arrays([self.tokens[i] for i in kept], self.occurrences[:, kept],
-                                         self.documents[:, kept], self.messages, self.last_seen[kept])
+        return self.take(np.flatnonzero(keep))
+
+    def take(self, indices: np.ndarray) -> "TokenCounts":
+        """The counts of the tokens at `indices`, in that order (message counts unchanged)."""
+        counts = TokenCounts.from_arrays([self.tokens[i] for i in indices.tolist()], self.occurrences[:, indices],
+                                         self.documents[:, indices], self.messages, self.last_seen[indices])
         counts.learned = dict(self.learned)
         return counts

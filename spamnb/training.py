@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -15,18 +16,27 @@ from .message import decode_message
 from .model import Model, today
 from .options import TrainOptions
 from .scoring import Cutoffs
-from .sources import Skipped, count_messages, display, looks_like_mail, read_messages
-from .tokens import message_tokens
+from .sources import RawMessage, Skipped, count_messages, display, looks_like_mail, read_messages
+from .tokens import TokenizerOptions, message_tokens
 
-# Messages tokenized before their counts are added in one vectorised step.
-BATCH_SIZE = 500
+# A batch is the unit of work handed to a worker: big enough that sending it
+# and merging its counts back cost little next to tokenizing it, small enough
+# that a few in flight per worker keep memory bounded.
+BATCH_MESSAGES = 256
+BATCH_BYTES = 4 << 20
+IN_FLIGHT_PER_WORKER = 2
 # Training messages kept (a uniform reservoir sample, fixed seed, so the same
 # input gives the same model) for calibrating probabilities by leave-one-out.
 CALIBRATION_SAMPLE = 10000
 
 
 class Reservoir:
-    """A uniform sample of at most `size` items from a stream (Vitter's algorithm R)."""
+    """A uniform sample of at most `size` items from a stream (Vitter's algorithm R).
+
+    The decisions depend only on how many items were offered, never on the
+    items, so a sample drawn over message numbers in the reading process is
+    the same however the messages are then spread over workers.
+    """
 
     def __init__(self, size: int, seed: int = 0) -> None:
         self.size = size
@@ -34,14 +44,17 @@ class Reservoir:
         self.seen = 0
         self._random = random.Random(seed)
 
-    def offer(self, item) -> None:
+    def offer(self, item) -> bool:
+        """Offer one item; true if it is in the sample now."""
         self.seen += 1
         if len(self.items) < self.size:
             self.items.append(item)
-        else:
-            slot = self._random.randrange(self.seen)
-            if slot < self.size:
-                self.items[slot] = item
+            return True
+        slot = self._random.randrange(self.seen)
+        if slot < self.size:
+            self.items[slot] = item
+            return True
+        return False
 
 
 @dataclass
@@ -65,31 +78,123 @@ def labelled_folder(folder: str) -> tuple[list[str], list[str]]:
     return [spam], [ham]
 
 
+@dataclass
+class BatchCounts:
+    """What a worker sends back for one batch: per-class counts and the
+    tokens of the messages picked for the calibration sample."""
+
+    occurrences: tuple[Counter, Counter]
+    documents: tuple[Counter, Counter]
+    messages: list[int]
+    sample: dict[int, list[str]]
+
+
+def count_batch(batch: list[tuple[int, int, bytes, bool]], tokenizer: TokenizerOptions) -> BatchCounts:
+    """Decode, tokenize and count a batch of (number, label, raw bytes, keep
+    tokens) messages.  Runs in a worker process (or a Dask worker), so it
+    takes and returns only plain, picklable data."""
+    occurrences: tuple[Counter, Counter] = (Counter(), Counter())
+    documents: tuple[Counter, Counter] = (Counter(), Counter())
+    messages = [0, 0]
+    sample = {}
+    for number, label, data, keep in batch:
+        tokens = message_tokens(decode_message(data, tokenizer.wants_header), tokenizer)
+        # update() with a list or set counts in C; with a Counter it would loop in Python.
+        occurrences[label].update(tokens)
+        documents[label].update(set(tokens))
+        messages[label] += 1
+        if keep:
+            sample[number] = tokens
+    return BatchCounts(occurrences, documents, messages, sample)
+
+
+class _InProcess:
+    """The executor interface run in this process: training without workers."""
+
+    def submit(self, function, *args):
+        return _Done(function(*args))
+
+
+class _Done:
+    def __init__(self, value) -> None:
+        self._value = value
+
+    def result(self):
+        return self._value
+
+
 def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], options: TrainOptions,
                   report: TrainReport, progress: Callable[[str], None] | None = None,
-                  sign: int = 1, sample: Reservoir | None = None) -> None:
-    """Add (or with sign=-1 remove) every message under the labelled paths."""
+                  sample: Reservoir | None = None, executor=None, workers: int = 1
+                  ) -> list[tuple[list[str], int]]:
+    """Count every message under the labelled paths into `counts`.
+
+    This process reads the sources, skips messages already counted with the
+    same label (by digest) and draws the calibration sample; `executor` (any
+    object with concurrent.futures' `submit`, such as a process pool or a
+    Dask client's executor) decodes, tokenizes and counts batches.  Counts
+    are sums, so the result does not depend on how the work was split.
+    Returns the (tokens, label) pairs of the sample.
+    """
+    executor = executor or _InProcess()
     day = today()
-    documents: list[list[str]] = []
-    labels: list[int] = []
+    tokenizer = options.tokenizer
+    in_flight: deque = deque()
+    kept: dict[int, tuple[list[str], int]] = {}
+    labels: dict[int, int] = {}
+    batch: list[tuple[int, int, bytes, bool]] = []
+    batch_bytes = 0
 
-    def flush():
-        counts.add(documents, labels, sign=sign, day=day)
-        documents.clear()
-        labels.clear()
+    def collect(future) -> None:
+        result: BatchCounts = future.result()
+        counts.add_counted(result.occurrences, result.documents, result.messages, day)
+        sampled = set(sample.items) if sample is not None and result.sample else ()
+        for number, tokens in result.sample.items():
+            if number in sampled:  # not replaced while the batch was away
+                kept[number] = (tokens, labels[number])
 
-    for label, tokens, _, digest in tokenized_messages(sources, options, report, progress):
+    def send() -> None:
+        nonlocal batch, batch_bytes
+        if batch:
+            in_flight.append(executor.submit(count_batch, batch, tokenizer))
+            batch, batch_bytes = [], 0
+        while len(in_flight) > IN_FLIGHT_PER_WORKER * workers:
+            collect(in_flight.popleft())
+
+    number = 0
+    for label, raw in labelled_messages(sources, report, progress):
+        digest = message_digest(raw.data)
         if counts.learned.get(digest) == label:
             report.duplicates += 1  # the same message twice teaches nothing new
             continue
         counts.learned[digest] = label
-        documents.append(tokens)
-        labels.append(label)
-        if sample is not None:
-            sample.offer((tokens, label))
-        if len(documents) >= BATCH_SIZE:
-            flush()
-    flush()
+        number += 1
+        keep = sample.offer(number) if sample is not None else False
+        if keep:
+            labels[number] = label
+        batch.append((number, label, raw.data, keep))
+        batch_bytes += len(raw.data)
+        if len(batch) >= BATCH_MESSAGES or batch_bytes >= BATCH_BYTES:
+            send()
+    send()
+    while in_flight:
+        collect(in_flight.popleft())
+    return [kept[number] for number in sample.items] if sample is not None else []
+
+
+def labelled_messages(sources: Iterable[tuple[int, str]], report: TrainReport,
+                      progress: Callable[[str], None] | None = None) -> Iterator[tuple[int, RawMessage]]:
+    """(label, raw message) of every mail message under the labelled paths;
+    what is not mail is recorded in the report and skipped."""
+    for label, path in sources:
+        for raw in read_messages(path, report.skipped):
+            if progress:
+                progress(raw.origin)
+            if not looks_like_mail(raw.data):
+                report.skipped.append(Skipped(display(raw.origin), "not a mail message (no header)"))
+                continue
+            report.messages[LABELS[label]] += 1
+            yield label, raw
 
 
 def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions, report: TrainReport,
@@ -101,16 +206,9 @@ def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions
     are counted per class there.
     """
     tokenizer = options.tokenizer
-    for label, path in sources:
-        for raw in read_messages(path, report.skipped):
-            if progress:
-                progress(raw.origin)
-            if not looks_like_mail(raw.data):
-                report.skipped.append(Skipped(display(raw.origin), "not a mail message (no header)"))
-                continue
-            report.messages[LABELS[label]] += 1
-            yield (label, message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer),
-                   raw.origin, message_digest(raw.data))
+    for label, raw in labelled_messages(sources, report, progress):
+        yield (label, message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer),
+               raw.origin, message_digest(raw.data))
 
 
 def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:
@@ -128,8 +226,8 @@ def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options
     """A model trained as `train` would (calibration and tuned cutoffs included,
     unless `calibrated` is false) on messages already tokenized."""
     counts = TokenCounts()
-    for start in range(0, len(documents), BATCH_SIZE):
-        counts.add(documents[start:start + BATCH_SIZE], labels[start:start + BATCH_SIZE])
+    for start in range(0, len(documents), BATCH_MESSAGES):
+        counts.add(documents[start:start + BATCH_MESSAGES], labels[start:start + BATCH_MESSAGES])
     model = Model.from_counts(counts, options)
     if calibrated:
         sample = Reservoir(CALIBRATION_SAMPLE)
@@ -150,12 +248,15 @@ def expected_messages(paths: Sequence[str]) -> int:
 
 
 def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,
-          cutoffs: Cutoffs | None = None,
-          progress: Callable[[str], None] | None = None) -> tuple[Model, TrainReport]:
+          cutoffs: Cutoffs | None = None, progress: Callable[[str], None] | None = None,
+          executor=None, workers: int = 1) -> tuple[Model, TrainReport]:
     """Train a model on the messages under the `spam` and `ham` paths.
 
-    Unreadable files are listed in the report and skipped.  Raises InputError
-    when a path does not exist or a class ends up with no message.
+    `executor` spreads the decoding, tokenizing and counting over `workers`
+    processes or a Dask cluster (see workers.py); the model is the same
+    count for count.  Unreadable files are listed in the report and
+    skipped.  Raises InputError when a path does not exist or a class ends
+    up with no message.
     """
     options = options or TrainOptions()
     check_paths([*spam, *ham])
@@ -163,14 +264,14 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
     counts = TokenCounts()
     report = TrainReport()
     sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
-    sample = Reservoir(CALIBRATION_SAMPLE)
-    count_sources(counts, sources, options, report, progress, sample=sample)
+    sample = count_sources(counts, sources, options, report, progress, Reservoir(CALIBRATION_SAMPLE),
+                           executor, workers)
     empty = [name for name in ("spam", "ham") if report.messages[name] == 0]
     if empty:
         raise InputError(f"no {' and no '.join(empty)} messages could be read; "
                          "naive Bayes needs examples of both classes")
     model = Model.from_counts(counts, options, cutoffs)
-    calibrate(model, sample.items, tune=cutoffs is None)
+    calibrate(model, sample, tune=cutoffs is None)
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
     return model, report

@@ -1,4 +1,4 @@
-"""Model upkeep: plain-text export and import, and pruning.
+"""Model upkeep: plain-text export and import, pruning, and merging.
 
 The export is the model's sufficient statistics in a form a person (or awk)
 can read: one token a line with its counts per class and the day it was
@@ -8,6 +8,7 @@ learned-message digests, so `import` rebuilds the same model exactly.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 from typing import IO
@@ -15,7 +16,7 @@ from typing import IO
 import numpy as np
 
 from .counts import HAM, SPAM, TokenCounts
-from .errors import InputError
+from .errors import InputError, ModelError
 from .model import Model
 from .options import TrainOptions
 from .scoring import Cutoffs
@@ -131,3 +132,44 @@ def prune(model: Model, min_count: int = 0, older_than_days: int | None = None,
         model._counts = counts.subset(keep)
         model.refresh(keep_calibration=True)
     return removed, int(keep.sum())
+
+
+@dataclasses.dataclass
+class MergeReport:
+    shared: int = 0
+    """Messages on record in more than one model with the same label: counted once per model."""
+    relabelled: int = 0
+    """Messages on record with different labels: counted under each, recorded as the last."""
+
+
+def merge(models: list[Model]) -> tuple[Model, MergeReport]:
+    """One model with the counts of all: what training on the union of their
+    mail gives, count for count (counts are sums).
+
+    Options must agree, since counts of differently tokenized mail do not
+    add up.  A message learned by two models is in both sets of counts and
+    stays so (no tokens are kept to take it out again); the report says how
+    many.  Calibration and cutoffs are the first model's: they were fitted
+    on its messages, which the merged model is trained on too.
+    """
+    first = models[0]
+    for other in models[1:]:
+        if other.options != first.options:
+            differing = [f.name for f in dataclasses.fields(first.options)
+                         if getattr(first.options, f.name) != getattr(other.options, f.name)]
+            raise ModelError(f"cannot merge models trained with different options ({', '.join(differing)}); "
+                             "counts only add up when mail was tokenized and counted alike")
+    counts = first.counts.take(np.arange(len(first.counts)))
+    report = MergeReport()
+    for other in models[1:]:
+        for digest, label in other.counts.learned.items():
+            earlier = counts.learned.get(digest)
+            if earlier is not None:
+                report.shared += earlier == label
+                report.relabelled += earlier != label
+        counts.merge(other.counts)
+    merged = Model.from_counts(counts, first.options, first.cutoffs)
+    for key in ("calibration", "cutoffs_tuned"):
+        if key in first.meta:
+            merged.meta[key] = first.meta[key]
+    return merged, report

@@ -1,0 +1,64 @@
+"""Where training's batches run: this process, a pool of local worker
+processes, or a Dask cluster.  Each is used through the one method of
+concurrent.futures' Executor that training needs, `submit`."""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+
+from .errors import InputError, OptionError
+
+
+def default_jobs() -> int:
+    """Every core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def local_pool(jobs: int):
+    """(executor, workers): a pool of `jobs` worker processes, or (None, 1)
+    to work in this process.
+
+    The workers are forked at once, before the caller starts any thread (a
+    progress bar): a fork taken while another thread holds a lock copies the
+    lock held, and the worker would wait on it for ever.
+    """
+    if jobs <= 1:
+        yield None, 1
+        return
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        pool.submit(int).result()  # with "fork", the first submit starts every worker
+        yield pool, jobs
+
+
+@contextlib.contextmanager
+def dask_cluster(address: str):
+    """(executor, workers) on the Dask cluster whose scheduler is at `address`.
+
+    The batches travel as raw bytes and come back as per-class counts; the
+    workers need spamnb installed, the same version as here.
+    """
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise OptionError("--scheduler needs Dask: pip install 'spamnb[dask]'") from None
+    try:
+        client = Client(address, timeout="10s")
+    except (OSError, TimeoutError) as error:
+        raise InputError(f"cannot reach the Dask scheduler at {address}: {error}") from None
+    with client:
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        yield client.get_executor(), workers
+
+
+def executor_for(jobs: int | None, scheduler: str | None):
+    """The context manager for the command line's -j/--jobs and --scheduler."""
+    if scheduler:
+        return dask_cluster(scheduler)
+    return local_pool(default_jobs() if jobs is None else jobs)
