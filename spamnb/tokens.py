@@ -58,10 +58,11 @@ _HAN_RUN = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)")
 # URLs are ASCII (an IRI's non-ASCII host arrives IDNA-encoded in mail), so
 # the match stops at the first full-width or Chinese character:
 # 访问http://a.example.com，联系 gives a.example.com, not "a.example.com,联系".
+# The alternatives, tried in this order at each position: URL, address, word.
 _LATIN_TOKEN = re.compile(
-    r"(?P<url>(?:https?://|www\.)[A-Za-z0-9\-._~:/?#@!$&*+,;=%]+)"
-    r"|(?P<email>[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+)"
-    r"|(?P<word>[$€£¥]?\w+(?:['.\-]\w+)*%?)"
+    r"(?:https?://|www\.)[A-Za-z0-9\-._~:/?#@!$&*+,;=%]+"
+    r"|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
+    r"|[$€£¥]?\w+(?:['.\-]\w+)*%?"
 )
 
 
@@ -147,16 +148,23 @@ def text_tokens(text: str, options: TokenizerOptions) -> list[str]:
                 piece = fold_variants(piece)
             out.extend(word for word in segment(piece) if word not in stop)
             continue
-        for match in _LATIN_TOKEN.finditer(piece):
-            kind = match.lastgroup
-            value = match.group()
-            if kind == "word":
-                if MIN_WORD_LENGTH <= len(value) <= MAX_WORD_LENGTH and value not in stop:
-                    out.append(value)
-            elif kind == "url":
+        # findall builds the list of matches in C; most text has no link or
+        # address, and its words need no per-match look at which alternative
+        # matched (tokenizing the spamassassin test part: 0.72 s → 0.31 s).
+        found = _LATIN_TOKEN.findall(piece)
+        if "@" not in piece and "://" not in piece and "www." not in piece:
+            out.extend([v for v in found if MIN_WORD_LENGTH <= len(v) <= MAX_WORD_LENGTH and v not in stop])
+            continue
+        for value in found:
+            # Which alternative matched, from the text: only a URL holds "://"
+            # or starts with "www." (an address or word starting so would have
+            # matched as a URL first), and of the rest only an address has "@".
+            if "://" in value or value.startswith("www."):
                 out.extend(url_tokens(value))
-            else:
+            elif "@" in value:
                 out.extend(address_tokens("email", value))
+            elif MIN_WORD_LENGTH <= len(value) <= MAX_WORD_LENGTH and value not in stop:
+                out.append(value)
     return out
 
 
