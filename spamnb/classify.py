@@ -1,14 +1,25 @@
 """Scoring every message under some paths and writing the results: the body
-of `spamnb classify`, shared by the click command and the fast path."""
+of `spamnb classify`, shared by the click command and the fast path.
+
+Bulk runs spread the scoring over worker processes forked from this one
+(they share the mapped model); results are written in reading order.  A
+pool starts only once a first full batch is read, so scoring one message
+from a pipe never forks.
+"""
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 from .errors import EXIT_INPUT_ERROR, InputError
 from .render import ScoreWriter
 from .scoring import LABEL_SPAM, LABEL_UNSURE, Cutoffs
 from .sources import MAX_MESSAGE_BYTES, Skipped, display, read_messages
+
+# Messages per batch sent to a worker: the pipe round trip is paid per batch.
+BATCH_MESSAGES = 64
+IN_FLIGHT_PER_WORKER = 2
 
 
 @dataclass
@@ -26,25 +37,99 @@ class Outcome:
         return EXIT_INPUT_ERROR if self.problems or self.skipped or not self.labels else 0
 
 
+# The scorer a forked worker inherits (set just before the pool forks).
+_WORKER_SCORER = None
+
+
+def _score_batch(batch: list[bytes], cutoffs, explain: bool) -> list:
+    return [_WORKER_SCORER.score_message(data, explain=explain, cutoffs=cutoffs) for data in batch]
+
+
+class _Scoring:
+    """Scores messages in order, in this process or in a lazily started pool."""
+
+    def __init__(self, scorer, cutoffs, explain: bool, jobs: int, done) -> None:
+        self.scorer, self.cutoffs, self.explain, self.jobs = scorer, cutoffs, explain, jobs
+        self.done = done  # called with (origin, score) in reading order
+        self.pool = None
+        self.batch: list = []
+        self.in_flight: deque = deque()
+
+    def add(self, origin: str, data: bytes) -> None:
+        if self.jobs <= 1:
+            self.done(origin, self.scorer.score_message(data, explain=self.explain, cutoffs=self.cutoffs))
+            return
+        self.batch.append((origin, data))
+        if len(self.batch) >= BATCH_MESSAGES:
+            self._send()
+
+    def _send(self) -> None:
+        if self.pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            global _WORKER_SCORER
+            _WORKER_SCORER = self.scorer
+            self.pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"))
+        origins = [origin for origin, _ in self.batch]
+        future = self.pool.submit(_score_batch, [data for _, data in self.batch], self.cutoffs, self.explain)
+        self.in_flight.append((origins, future))
+        self.batch = []
+        while len(self.in_flight) > IN_FLIGHT_PER_WORKER * self.jobs:
+            self._collect()
+
+    def _collect(self) -> None:
+        origins, future = self.in_flight.popleft()
+        for origin, score in zip(origins, future.result()):
+            self.done(origin, score)
+
+    def finish(self) -> None:
+        if self.pool is None:  # fewer than a batch: not worth a fork
+            for origin, data in self.batch:
+                self.done(origin, self.scorer.score_message(data, explain=self.explain, cutoffs=self.cutoffs))
+            self.batch = []
+            return
+        if self.batch:
+            self._send()
+        while self.in_flight:
+            self._collect()
+        self.pool.shutdown()
+
+    def abandon(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
 def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None = None,
-                   max_size: int | None = None, explain: bool = False) -> Outcome:
+                   max_size: int | None = None, explain: bool = False, jobs: int = 1) -> Outcome:
     """Score each message under `paths` (none or "-": standard input) with
-    `scorer` (a Scorer, a Model, or anything with score_message)."""
+    `scorer` (a Scorer, a Model, or anything with score_message), on up to
+    `jobs` worker processes."""
     outcome = Outcome()
-    # Standard input can be read once: a second "-" would score an empty message.
-    for path in dict.fromkeys(paths or ("-",)):
-        scored = len(outcome.labels)
-        try:
-            for raw in read_messages(path, outcome.skipped, max_size or MAX_MESSAGE_BYTES):
-                score = scorer.score_message(raw.data, explain=explain, cutoffs=cutoffs)
-                outcome.labels.append(score.label)
-                writer.write(raw.origin, score)
-        except InputError as error:
-            if path == "-":
-                raise
-            outcome.problems.append(str(error))
-            continue
-        if len(outcome.labels) == scored:
-            outcome.problems.append(f"no messages found in {display(path)}")
+
+    def done(origin, score) -> None:
+        outcome.labels.append(score.label)
+        writer.write(origin, score)
+
+    scoring = _Scoring(scorer, cutoffs, explain, jobs, done)
+    try:
+        # Standard input can be read once: a second "-" would score an empty message.
+        for path in dict.fromkeys(paths or ("-",)):
+            found = 0
+            try:
+                for raw in read_messages(path, outcome.skipped, max_size or MAX_MESSAGE_BYTES):
+                    found += 1
+                    scoring.add(raw.origin, raw.data)
+            except InputError as error:
+                if path == "-":
+                    raise
+                outcome.problems.append(str(error))
+                continue
+            if not found:
+                outcome.problems.append(f"no messages found in {display(path)}")
+        scoring.finish()
+    except BaseException:
+        scoring.abandon()
+        raise
     writer.close()
     return outcome

@@ -251,7 +251,11 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
 @click.option("--exit-code", is_flag=True,
               help="Exit 0 for spam, 1 for ham, 2 for unsure (bogofilter's convention); with "
                    "several messages: 0 if any is spam, else 2 if any is unsure, else 1.")
-def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain, explain_top, exit_code):
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+              help="Worker processes for many messages (output stays in reading order).  "
+                   "[default: every core]")
+def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain, explain_top, exit_code,
+             jobs):
     """Score messages: spam, ham or unsure, with P(spam) and log-odds.
 
     PATHS are message files, directories, Maildirs or mbox files (every
@@ -269,11 +273,13 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain,
     from .classify import classify_paths
     from .render import ScoreWriter, skipped_summary
     from .scorer import Scorer
+    from .workers import default_jobs
 
     model = Scorer.open(_model_path(model_path))
     cutoffs = _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff)
     writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)
-    outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain)
+    outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain,
+                             default_jobs() if jobs is None else jobs)
     for line in outcome.problems + skipped_summary(outcome.skipped):
         click.echo(f"spamnb: {line}", err=True)
     sys.exit(outcome.exit_status(exit_code))

@@ -6,7 +6,7 @@ parses anything; this module parses the common scoring command lines itself
 and scores with the standard library alone (scorer.py), and hands every
 other command line to the click CLI unchanged:
 
-    spamnb classify [--model M] [--format F] [--exit-code] [PATH ...]
+    spamnb classify [--model M] [--format F] [--exit-code] [-j N] [PATH ...]
 
 The fast path runs only where its result is the full CLI's: no config file
 and no SPAMNB_* setting other than SPAMNB_MODEL (either can change
@@ -29,7 +29,7 @@ def parse_classify(args: list[str]) -> dict | None:
     """The classify options the fast path serves, or None to leave it to the CLI."""
     if not args or args[0] != "classify":
         return None
-    wanted = {"model": None, "format": "text", "exit_code": False, "paths": []}
+    wanted = {"model": None, "format": "text", "exit_code": False, "jobs": None, "paths": []}
     rest = args[1:]
     index = 0
     while index < len(rest):
@@ -38,15 +38,19 @@ def parse_classify(args: list[str]) -> dict | None:
             wanted["paths"].extend(rest[index + 1:])
             break
         name, equals, value = arg.partition("=")
-        if name in ("--model", "-m", "--format"):
+        if name in ("--model", "-m", "--format", "--jobs", "-j"):
             if not equals:
                 index += 1
                 if index >= len(rest):
                     return None
                 value = rest[index]
-            key = "format" if name == "--format" else "model"
+            key = {"--format": "format", "--jobs": "jobs", "-j": "jobs"}.get(name, "model")
             if key == "format" and value not in _FORMATS:
                 return None  # the CLI says what is wrong
+            if key == "jobs":
+                if not value.isdigit() or int(value) < 1:
+                    return None
+                value = int(value)
             wanted[key] = value
         elif arg == "--exit-code":
             wanted["exit_code"] = True
@@ -70,9 +74,11 @@ def classify(wanted: dict) -> int:
     from .paths import default_model_path
     from .render import ScoreWriter, skipped_summary
     from .scorer import Scorer
+    from .workers import default_jobs
 
     scorer = Scorer.open(wanted["model"] or str(default_model_path()))
-    outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["format"]))
+    jobs = wanted["jobs"] or default_jobs()
+    outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["format"]), jobs=jobs)
     sys.stdout.flush()
     for line in outcome.problems + skipped_summary(outcome.skipped):
         print(f"spamnb: {line}", file=sys.stderr)

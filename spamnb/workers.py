@@ -5,9 +5,7 @@ concurrent.futures' Executor that training needs, `submit`."""
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 
 from .errors import InputError, OptionError
 
@@ -32,6 +30,9 @@ def local_pool(jobs: int):
     if jobs <= 1:
         yield None, 1
         return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
         pool.submit(int).result()  # with "fork", the first submit starts every worker
         yield pool, jobs
