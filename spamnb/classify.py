@@ -10,9 +10,8 @@ from a pipe never forks.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
-
 from .errors import EXIT_INPUT_ERROR, InputError
+from .record import Record
 from .render import ScoreWriter
 from .scoring import LABEL_SPAM, LABEL_UNSURE, Cutoffs
 from .sources import MAX_MESSAGE_BYTES, Skipped, display, read_messages
@@ -22,13 +21,15 @@ BATCH_MESSAGES = 64
 IN_FLIGHT_PER_WORKER = 2
 
 
-@dataclass
-class Outcome:
-    labels: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    """Paths that could not be read or held no message."""
-    skipped: list[Skipped] = field(default_factory=list)
-    """Files that were not mail."""
+class Outcome(Record):
+    """Verdicts in order; problems: paths that could not be read or held no
+    message; skipped: files that were not mail."""
+
+    __slots__ = ("labels", "problems", "skipped")
+    _factories = {"labels": list, "problems": list, "skipped": list}
+    labels: list[str]
+    problems: list[str]
+    skipped: list[Skipped]
 
     def exit_status(self, bogofilter_codes: bool) -> int:
         if bogofilter_codes and self.labels:

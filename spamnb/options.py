@@ -7,8 +7,8 @@ defaults without loading the numerical stack.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
+from .record import Record
 from .tokens import TokenizerOptions
 
 EVENT_MODELS = ("multinomial", "bernoulli", "mixed")
@@ -20,8 +20,16 @@ def presence_scoring(event_model: str) -> bool:
     return event_model != "multinomial"
 
 
-@dataclass(frozen=True)
-class TrainOptions:
+class TrainOptions(Record):
+    """Everything that shapes a model (the measured defaults, with why, below)."""
+
+    __slots__ = ("event_model", "alpha", "tokenizer", "robinson", "normalize", "top_k", "chunk",
+                 "min_df", "max_features")
+    _defaults = {"event_model": "mixed", "alpha": 0.1, "robinson": 0.0, "normalize": "mean",
+                 "top_k": 0, "chunk": 0, "min_df": 0, "max_features": 0}
+    _factories = {"tokenizer": TokenizerOptions}
+    _frozen = True
+
     # Mixed by default.  Ranking, 1-ROCA % by 10-fold cross-validation inside
     # the 70 % training part (bench/ablate.py --folds 10), spamassassin /
     # ccert_zh: mixed 0.273 / 0.017, Bernoulli 0.307 / 0.016, multinomial
@@ -29,46 +37,43 @@ class TrainOptions:
     # 96.5 % / 96.2 % of spam against Bernoulli's 80.7 % / 94.7 %, losing less
     # ham (0.48 % / 0.09 % vs 0.56 % / 0.09 %): Bernoulli's absent-token terms
     # push short spam far toward ham.
-    event_model: str = "mixed"
-    alpha: float = 0.1
-    """Lidstone smoothing.  With mean normalisation, 5-fold cross-validation
-    inside the training part gave 1-ROCA % 0.096 / 0.007 (spamassassin /
-    ccert_zh) for 0.1, 0.095 / 0.008 for 0.3, 0.099 / 0.009 for 0.5 and
-    0.115 / 0.011 for Laplace's 1."""
-    tokenizer: TokenizerOptions = field(default_factory=TokenizerOptions)
-    robinson: float = 0.0
-    """Strength s of Robinson's rare-token smoothing (0: off); see weights.shrink_rare."""
-    normalize: str = "mean"
-    """Length normalisation of the score: none, sqrt or mean (see scoring.ScoringRule).
+    event_model: str
+    # Lidstone smoothing.  With mean normalisation, 5-fold cross-validation
+    # inside the training part gave 1-ROCA % 0.096 / 0.007 (spamassassin /
+    # ccert_zh) for 0.1, 0.095 / 0.008 for 0.3, 0.099 / 0.009 for 0.5 and
+    # 0.115 / 0.011 for Laplace's 1.
+    alpha: float
+    tokenizer: TokenizerOptions
+    # Strength s of Robinson's rare-token smoothing (0: off); see weights.shrink_rare.
+    robinson: float
+    # Length normalisation of the score: none, sqrt or mean (see scoring.ScoringRule).
+    # Mean by default: 5-fold cross-validation inside the training part
+    # (bench/ablate.py --folds 5) gave 1-ROCA % 0.122 / 0.011 (spamassassin /
+    # ccert_zh) against 0.292 / 0.017 for plain sums, sqrt 0.170 / 0.010.
+    # Naive Bayes counts correlated tokens as independent evidence, so a long
+    # message's sum is extreme whichever way it leans; the mean ranks messages
+    # of different lengths fairly, and calibration turns it into P(spam).
+    # Top-k (Graham, k = 15: 0.177 / 0.008) and Robinson smoothing (s = 0.3
+    # with the mean: 0.127 / 0.012) did not beat it on both corpora and stay
+    # options.  (These numbers predate the ISO-2022-JP decoding fix, alpha 0.1
+    # and bigrams; the later comparisons below and in tokens.py are against
+    # the defaults of their time, as each says.)
+    normalize: str
+    # Score only the k tokens with the largest |contribution| (Graham); 0: all.
+    top_k: int
+    # Score long mail in chunks of this many tokens and keep the spammiest (0: whole).
+    chunk: int
+    # Give no weight to tokens seen in fewer training messages than this.
+    min_df: int
+    # Keep only this many tokens, by information gain (0: all).
+    # Measured against the then defaults (α 0.1, mean, no bigrams; 5-fold CV
+    # inside the training part, 1-ROCA % spamassassin / ccert_zh: 0.096 /
+    # 0.007), none of the options above helped, so all are off: chunk 300
+    # 0.144 / 0.020, min-df 2 0.124 / 0.009, max-features 20,000 0.118 /
+    # 0.008, Robinson 0.3 0.102 / 0.008, top-k 30 (α 0.5) 0.143 / 0.007.
+    max_features: int
 
-    Mean by default: 5-fold cross-validation inside the training part
-    (bench/ablate.py --folds 5) gave 1-ROCA % 0.122 / 0.011 (spamassassin /
-    ccert_zh) against 0.292 / 0.017 for plain sums, sqrt 0.170 / 0.010.
-    Naive Bayes counts correlated tokens as independent evidence, so a long
-    message's sum is extreme whichever way it leans; the mean ranks messages
-    of different lengths fairly, and calibration turns it into P(spam).
-    Top-k (Graham, k = 15: 0.177 / 0.008) and Robinson smoothing (s = 0.3
-    with the mean: 0.127 / 0.012) did not beat it on both corpora and stay
-    options.  (These numbers predate the ISO-2022-JP decoding fix, alpha 0.1
-    and bigrams; the later comparisons below and in tokens.py are against
-    the defaults of their time, as each says.)"""
-    top_k: int = 0
-    """Score only the k tokens with the largest |contribution| (Graham); 0: all."""
-    chunk: int = 0
-    """Score long mail in chunks of this many tokens and keep the spammiest (0: whole)."""
-    min_df: int = 0
-    """Give no weight to tokens seen in fewer training messages than this."""
-    max_features: int = 0
-    """Keep only this many tokens, by information gain (0: all).
-
-    Measured against the then defaults (α 0.1, mean, no bigrams; 5-fold CV
-    inside the training part, 1-ROCA % spamassassin / ccert_zh: 0.096 /
-    0.007), none of the
-    options above helped, so all are off: chunk 300 0.144 / 0.020, min-df 2
-    0.124 / 0.009, max-features 20,000 0.118 / 0.008, Robinson 0.3
-    0.102 / 0.008, top-k 30 (α 0.5) 0.143 / 0.007."""
-
-    def __post_init__(self):
+    def _check(self):
         if self.event_model not in EVENT_MODELS:
             raise ValueError(f"unknown event model {self.event_model!r}")
         if not (self.alpha > 0 and math.isfinite(self.alpha)):

@@ -14,24 +14,27 @@ import sys
 import zlib
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from dataclasses import dataclass, field
 
 try:  # the C module itself: hashlib would load OpenSSL first (6 ms)
     from _blake2 import blake2b
 except ImportError:  # not CPython
     from hashlib import blake2b
 
+from .record import Record
+
 LABEL_SPAM, LABEL_HAM, LABEL_UNSURE = "spam", "ham", "unsure"
 
 
-@dataclass(frozen=True)
-class Cutoffs:
+class Cutoffs(Record):
     """P(spam) at or above `spam` is spam, at or below `ham` is ham, between is unsure."""
 
-    spam: float = 0.99
-    ham: float = 0.01
+    __slots__ = ("spam", "ham")
+    _defaults = {"spam": 0.99, "ham": 0.01}
+    _frozen = True
+    spam: float
+    ham: float
 
-    def __post_init__(self):
+    def _check(self):
         if not (0.0 <= self.ham <= self.spam <= 1.0):
             raise ValueError(f"cutoffs must satisfy 0 <= ham ({self.ham}) <= spam ({self.spam}) <= 1")
 
@@ -46,8 +49,7 @@ class Cutoffs:
         return LABEL_UNSURE
 
 
-@dataclass(frozen=True)
-class ScoringRule:
+class ScoringRule(Record):
     """How per-token contributions x_w λ_w become the message's log-odds.
 
         raw      = Σ_{kept w} x_w λ_w / n^γ
@@ -59,12 +61,15 @@ class ScoringRule:
     normalisation, offset and scale come from calibration (model.py).
     """
 
-    normalize: str = "none"
-    top_k: int = 0
-    scale: float = 1.0
-    offset: float = 0.0
-    chunk: int = 0
-    """Long-mail chunking: score each run of this many tokens alone, keep the spammiest."""
+    __slots__ = ("normalize", "top_k", "scale", "offset", "chunk")
+    _defaults = {"normalize": "none", "top_k": 0, "scale": 1.0, "offset": 0.0, "chunk": 0}
+    _frozen = True
+    normalize: str
+    top_k: int
+    scale: float
+    offset: float
+    chunk: int
+    # chunk: long-mail chunking, each run of this many tokens scored alone, the spammiest kept.
 
     def raw(self, contributions: list[float]) -> tuple[float, list[int]]:
         """(raw score, indices of the contributions kept)."""
@@ -80,28 +85,32 @@ class ScoringRule:
         return {"none": 1.0, "sqrt": math.sqrt(n), "mean": float(n)}[self.normalize]
 
 
-@dataclass
-class TokenEffect:
+class TokenEffect(Record):
+    """One token's part in a score: its weight λ_w, how many times it was
+    counted in this message (1 under presence scoring), and what it added to
+    the message's log-odds, scale · x_w λ_w / n^γ."""
+
+    __slots__ = ("token", "weight", "count", "contribution")
     token: str
     weight: float
-    """λ_w, the token's log-odds weight."""
     count: int
-    """How many times the token was counted in this message (1 under presence scoring)."""
     contribution: float
-    """What the token added to the message's log-odds: scale · x_w λ_w / n^γ."""
 
 
-@dataclass
-class Score:
+class Score(Record):
+    """A message's score: log-odds, P(spam) and verdict; how many of its
+    distinct tokens the model knows; with explain, the known tokens,
+    strongest contribution first."""
+
+    __slots__ = ("log_odds", "probability", "label", "tokens_known", "tokens_distinct", "effects")
+    _defaults = {"tokens_known": 0, "tokens_distinct": 0}
+    _factories = {"effects": list}
     log_odds: float
     probability: float
     label: str
-    tokens_known: int = 0
-    """Distinct tokens of the message that the model knows."""
-    tokens_distinct: int = 0
-    """Distinct tokens in the message."""
-    effects: list[TokenEffect] = field(default_factory=list)
-    """The known tokens, strongest contribution first (filled when asked to explain)."""
+    tokens_known: int
+    tokens_distinct: int
+    effects: list[TokenEffect]
 
 
 def logit(p: float) -> float:

@@ -13,9 +13,9 @@ import re
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from .errors import InputError
+from .record import Record
 
 # Bytes of one message that are read; the rest is ignored.  Mail this large is
 # attachments, and a cap keeps a hostile 1 GB message from costing 1 GB.
@@ -32,14 +32,16 @@ _FROM_LINE = re.compile(
 _HEADER_LINE = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
 
 
-@dataclass(frozen=True)
-class RawMessage:
+class RawMessage(Record):
+    __slots__ = ("origin", "data")
+    _frozen = True
     origin: str
     data: bytes
 
 
-@dataclass(frozen=True)
-class Skipped:
+class Skipped(Record):
+    __slots__ = ("origin", "reason")
+    _frozen = True
     origin: str
     reason: str
 

@@ -7,8 +7,6 @@ Chinese, whose function words (的, 了, 我们) fill every message of both clas
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .errors import InputError
 
 
@@ -31,9 +29,10 @@ def builtin() -> frozenset[str]:
     )
 
 
-def read_file(path: str | Path) -> frozenset[str]:
+def read_file(path: str) -> frozenset[str]:
     """One word per line, UTF-8; `#` starts a comment."""
     try:
-        return _parse(Path(path).read_text("utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            return _parse(handle.read())
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read stop-word file {path}: {error}") from None

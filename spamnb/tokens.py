@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from . import stopwords as _stopwords
 from .message import DecodedMessage
+from .record import Record
 
 # Header presets for --headers.  "content" leaves out the routing and
 # bookkeeping fields (Received, Date, Message-ID, X-*) that describe how a
@@ -66,28 +66,32 @@ _LATIN_TOKEN = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class TokenizerOptions:
-    """Everything about tokenizing that a model must remember to score alike."""
+class TokenizerOptions(Record):
+    """Everything about tokenizing that a model must remember to score alike.
 
-    headers: tuple[str, ...] = HEADER_PRESETS["content"]
-    """Header field names to tokenize; a trailing `*` matches a prefix."""
-    stopwords: frozenset[str] = field(default_factory=_stopwords.builtin)
-    """Words dropped from body and header text (after case folding); the
-    built-in English and Chinese lists unless given."""
-    bigrams: bool = True
-    """Also count each pair of adjacent body words ("free money", "代开 发票").
+    headers: header field names to tokenize; a trailing `*` matches a prefix.
+    stopwords: words dropped from body and header text (after case folding);
+    the built-in English and Chinese lists unless given.
+    bigrams: also count each pair of adjacent body words ("free money", "代开 发票").
+    fold_variants: fold Traditional characters and spam homoglyphs to Simplified.
+    """
 
-    On by default: 5-fold cross-validation inside the training part gave
-    1-ROCA % 0.080 / 0.006 (spamassassin / ccert_zh) against 0.096 / 0.007
-    without.  The price: about 3 times the vocabulary and twice the training
-    time.  Pairs skip stop words, so "the free the money" pairs "free money"."""
-    fold_variants: bool = True
-    """Fold Traditional characters and spam homoglyphs to Simplified before segmenting.
-
-    Level on these corpora (1-ROCA % 0.115 / 0.011 with and without), whose
-    Chinese is almost all Simplified GB2312; it is for mail that mixes
-    scripts or disguises words (涐司岢办理㊣規髮票 = 我司可办理正规发票)."""
+    __slots__ = ("headers", "stopwords", "bigrams", "fold_variants")
+    _defaults = {"headers": HEADER_PRESETS["content"], "bigrams": True, "fold_variants": True}
+    _factories = {"stopwords": _stopwords.builtin}
+    _frozen = True
+    headers: tuple[str, ...]
+    stopwords: frozenset[str]
+    # Bigrams on by default: 5-fold cross-validation inside the training part
+    # gave 1-ROCA % 0.080 / 0.006 (spamassassin / ccert_zh) against 0.096 /
+    # 0.007 without.  The price: about 3 times the vocabulary and twice the
+    # training time.  Pairs skip stop words, so "the free the money" pairs
+    # "free money".
+    bigrams: bool
+    # Folding variants: level on these corpora (1-ROCA % 0.115 / 0.011 with
+    # and without), whose Chinese is almost all Simplified GB2312; it is for
+    # mail that mixes scripts or disguises words (涐司岢办理㊣規髮票 = 我司可办理正规发票).
+    fold_variants: bool
 
     @staticmethod
     def parse_headers(spec: str) -> tuple[str, ...]:

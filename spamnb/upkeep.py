@@ -155,8 +155,8 @@ def merge(models: list[Model]) -> tuple[Model, MergeReport]:
     first = models[0]
     for other in models[1:]:
         if other.options != first.options:
-            differing = [f.name for f in dataclasses.fields(first.options)
-                         if getattr(first.options, f.name) != getattr(other.options, f.name)]
+            differing = [name for name in first.options.__slots__
+                         if getattr(first.options, name) != getattr(other.options, name)]
             raise ModelError(f"cannot merge models trained with different options ({', '.join(differing)}); "
                              "counts only add up when mail was tokenized and counted alike")
     counts = first.counts.take(np.arange(len(first.counts)))
