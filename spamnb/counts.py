@@ -141,7 +141,7 @@ class TokenCounts:
                     messages: np.ndarray, last_seen: np.ndarray | None = None) -> "TokenCounts":
         counts = cls()
         counts.tokens = list(tokens)
-        counts.vocabulary = {token: index for index, token in enumerate(counts.tokens)}
+        counts.vocabulary = dict(zip(counts.tokens, range(len(counts.tokens))))
         counts._occurrences = np.array(occurrences, dtype=np.int64).reshape(2, len(tokens))
         counts._documents = np.array(documents, dtype=np.int64).reshape(2, len(tokens))
         counts._last_seen = (np.zeros(len(tokens), dtype=np.uint32) if last_seen is None

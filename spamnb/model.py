@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections import Counter
+from itertools import chain
 
 import numpy as np
 
@@ -81,6 +82,63 @@ def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[
     x = np.ones_like(times) if presence_scoring(options.event_model) else times
     contributions = weights * x
     return rule.raw(contributions[weights != 0.0].tolist())[0]  # zero weights are skipped, as in scoring
+
+
+def leave_one_out_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: list[int],
+                              options: TrainOptions, selected: np.ndarray | None = None,
+                              chunk_messages: int = 1000) -> np.ndarray:
+    """raw_score_from_counts(..., without=label) for many training messages
+    at once: every (message, token) pair is a column, so the weights of all
+    of them come from one vectorised evaluation of the formulas, with each
+    column's counts, totals and V taken as they are without its message.
+    On 600 spamassassin training messages: 0.27 s one at a time, 0.14 s this way.
+    Top-k and chunking pick tokens per message, so they go one at a time.
+    """
+    if options.top_k or options.chunk:
+        totals = counts.occurrences.sum(axis=1)
+        return np.array([raw_score_from_counts(counts, totals, tokens, options, without=label, selected=selected)
+                         for tokens, label in zip(documents, labels)])
+    out = [np.zeros(0)]
+    for start in range(0, len(documents), chunk_messages):  # bounds memory: ~300 columns a message
+        out.append(_leave_one_out_chunk(counts, documents[start:start + chunk_messages],
+                                        labels[start:start + chunk_messages], options, selected))
+    return np.concatenate(out)
+
+
+def _leave_one_out_chunk(counts, documents, labels, options, selected) -> np.ndarray:
+    vocabulary = counts.vocabulary
+    bags = [Counter(tokens) for tokens in documents]
+    try:  # chain and map loop in C: the columns are 300 a message
+        ids = np.array(list(map(vocabulary.__getitem__, chain.from_iterable(bags))), dtype=np.intp)
+    except KeyError:
+        raise ValueError("leave-one-out needs messages the model was trained on") from None
+    times = np.array(list(chain.from_iterable(bag.values() for bag in bags)), dtype=np.int64)
+    sizes = np.fromiter(map(len, bags), dtype=np.intp, count=len(bags))
+    message = np.repeat(np.arange(len(bags)), sizes)  # column → its message
+    label = np.asarray(labels, dtype=np.intp)[message]
+    columns = np.arange(len(ids))
+    occurrences = counts.occurrences[:, ids]
+    document_counts = counts.documents[:, ids]
+    occurrences[label, columns] -= times
+    document_counts[label, columns] -= 1
+    messages = np.repeat(counts.messages[:, None], len(ids), axis=1)
+    messages[label, columns] -= 1
+    if messages.min(initial=1) <= 0:
+        raise ValueError("leave-one-out needs at least two messages of each class")
+    totals = np.repeat(counts.occurrences.sum(axis=1)[:, None], len(ids), axis=1)
+    totals[label, columns] -= np.bincount(message, weights=times, minlength=len(bags)).astype(np.int64)[message]
+    remaining = document_counts.sum(axis=0) > 0  # tokens only this message had leave V
+    lost = np.bincount(message, weights=~remaining, minlength=len(bags)).astype(np.int64)
+    weights, _ = token_weights(occurrences, document_counts, messages, totals, len(counts) - lost[message],
+                               options.event_model, options.alpha, options.robinson)
+    weights[~remaining] = 0.0
+    if selected is not None:
+        weights[~selected[ids]] = 0.0
+    x = np.ones_like(times) if presence_scoring(options.event_model) else times
+    contributions = weights * x
+    kept = np.bincount(message, weights=contributions != 0.0, minlength=len(bags))  # zero weights are skipped
+    gamma = {"none": 0.0, "sqrt": 0.5, "mean": 1.0}[options.normalize]
+    return np.bincount(message, weights=contributions, minlength=len(bags)) / np.maximum(kept, 1) ** gamma
 
 
 class Model(Scorer):
@@ -262,12 +320,8 @@ class Model(Scorer):
         Bernoulli bias's absent-token sum is not recomputed per message: a
         change of one message in a sum over the whole vocabulary.)
         """
-        counts = self.counts
-        totals = counts.occurrences.sum(axis=1)
         selected = np.asarray(self.weights != 0.0)  # the model's own feature selection
-        raw = np.array([raw_score_from_counts(counts, totals, tokens, self.options, without=label,
-                                              selected=selected)
-                        for tokens, label in zip(documents, labels)])
+        raw = leave_one_out_raw_scores(self.counts, documents, labels, self.options, selected)
         scale, offset = fit_platt(raw, np.asarray(labels))
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(documents)}
         self.held_out_log_odds = offset + scale * raw

@@ -74,15 +74,19 @@ def feature_log_prob(occurrences: np.ndarray, documents: np.ndarray, messages: n
     """
     if not alpha > 0:
         raise ValueError("alpha must be > 0 (1 is Laplace smoothing)")
+    # Per-class totals and message counts are (2,), or (2, tokens) when each
+    # column has its own (leave-one-out over many messages at once), as may V.
+    totals, messages = np.asarray(totals), np.asarray(messages)
     if event_model in ("multinomial", "mixed"):
-        denominator = np.log(totals + alpha * vocabulary)[:, None]
-        return np.log(occurrences + alpha) - denominator, None
+        denominator = np.log(totals + alpha * np.asarray(vocabulary))
+        return np.log(occurrences + alpha) - (denominator if denominator.ndim == 2 else denominator[:, None]), None
     if event_model == "bernoulli":
-        denominator = np.log(messages + 2.0 * alpha)[:, None]
+        per_column = messages if messages.ndim == 2 else messages[:, None]
+        denominator = np.log(per_column + 2.0 * alpha)
         log_present = np.log(documents + alpha) - denominator
         # log(1 - p) computed from the complementary count, not 1 - exp(log p),
         # so a token seen in nearly every message keeps its precision.
-        log_absent = np.log(messages[:, None] - documents + alpha) - denominator
+        log_absent = np.log(per_column - documents + alpha) - denominator
         return log_present, log_absent
     raise ValueError(f"unknown event model {event_model!r}; choose one of {', '.join(EVENT_MODELS)}")
 

@@ -180,7 +180,7 @@ def test_platt_fit_does_not_diverge_on_offset_scores():
 
 def test_leave_one_out_equals_retraining_without_the_message():
     from spamnb.counts import TokenCounts
-    from spamnb.model import Model, raw_score_from_counts
+    from spamnb.model import Model, leave_one_out_raw_scores, raw_score_from_counts
     from spamnb.options import TrainOptions
 
     docs = [["cheap", "pills", "now"], ["meeting", "notes"], ["cheap", "offer", "unique1"],
@@ -197,3 +197,9 @@ def test_leave_one_out_equals_retraining_without_the_message():
         expected = retrained.rule.raw([retrained.lookup(t)["weight"] for t in set(doc)
                                        if retrained.lookup(t) and retrained.lookup(t)["weight"] != 0])[0]
         assert raw_score_from_counts(full, totals, doc, options, without=label) == pytest.approx(expected)
+        assert leave_one_out_raw_scores(full, [doc], [label], options)[0] == pytest.approx(expected)
+    for event_model in ("multinomial", "bernoulli", "mixed"):  # all at once = one at a time
+        for normalize in ("none", "sqrt", "mean"):
+            options = TrainOptions(event_model, 0.5, normalize=normalize, robinson=0.3)
+            one_by_one = [raw_score_from_counts(full, totals, d, options, without=c) for d, c in zip(docs, labels)]
+            assert leave_one_out_raw_scores(full, docs, labels, options, chunk_messages=4) == pytest.approx(one_by_one)
