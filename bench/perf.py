@@ -63,7 +63,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -123,6 +122,10 @@ class Run:
 
 class Failed(Exception):
     """A command that exited with an unexpected status."""
+
+
+class OverCap(Failed):
+    """A command stopped for growing past the memory cap."""
 
 
 class Unavailable(Exception):
@@ -251,7 +254,10 @@ def run(command: list[str], env: dict, stdin: Path | bytes | None = None, ok=(0,
         lines = done.stderr.decode(errors="replace").strip().splitlines() or [""]
         print(f"{shlex.join(command)}\n  {why}:\n  " + "\n  ".join(lines[-20:]), file=sys.stderr)
         # The last line of a traceback says what went wrong.
-        raise Failed(f"{Path(command[0]).name} {why}: {lines[-1][:200]}")
+        shown = command[5:7] if memory and TIME else command[:2]  # past GNU time's options
+        error = OverCap if sampler and sampler.over else Failed
+        last = f": {lines[-1][:200]}" if lines[-1] else ""
+        raise error(" ".join([Path(shown[0]).name] + shown[1:2] + [why]) + last)
     return done
 
 
@@ -634,8 +640,8 @@ def measure_serve(bench: Bench) -> list[Result]:
                               env=bench.spamnb_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               start_new_session=True)
     try:
-        wait_for_socket(path, server, 60)
         client = bench.spamnb + ["classify", "--server", str(path), str(message)]
+        wait_for_server(path, server, client, bench.spamnb_env, 60)
         commands = {"spamnb": (client, bench.spamnb_env, None, (0,))}
         if bench.has("bogofilter"):
             database, _ = bogofilter_database(bench, "spamassassin")
@@ -664,21 +670,24 @@ def measure_serve(bench: Bench) -> list[Result]:
     return [result]
 
 
-def wait_for_socket(path: Path, server: subprocess.Popen, seconds: float) -> None:
+def wait_for_server(path: Path, server: subprocess.Popen, client: list[str], env: dict, seconds: float) -> None:
+    """Until the first `classify --server` answers (the server may still be
+    loading its model), or the server exits, or `seconds` pass."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while True:
         if server.poll() is not None:
             raise Failed(f"spamnb serve exited {server.returncode}: "
-                         f"{server.stderr.read().decode(errors='replace')[-300:]}")
+                         f"{server.stderr.read().decode(errors='replace').strip()[-300:]}")
         if path.exists():
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-                try:
-                    probe.connect(str(path))
-                    return
-                except OSError:
-                    pass
-        time.sleep(0.05)
-    raise Failed(f"spamnb serve made no socket at {path} in {seconds:.0f} s")
+            try:
+                run(client, env, timeout=seconds)
+                return
+            except Failed:
+                if time.monotonic() > deadline:
+                    raise
+        elif time.monotonic() > deadline:
+            raise Failed(f"spamnb serve made no socket at {path} in {seconds:.0f} s")
+        time.sleep(0.1)
 
 
 def median_run(bench: Bench, command: list[str], env: dict, stdin=None, ok=(0,)) -> Run:
@@ -708,9 +717,9 @@ def measure_bulk(bench: Bench, name: str) -> list[Result]:
         result.ratio = f"{value / bogofilter_rate:.2f}× bogofilter"
     if bench.has("sklearn"):
         pickle, _ = sklearn_model(bench, name)
+        test_list = corpus.list_file("test", corpus.test)
         learned = median_run(bench, bench.python + [str(BENCH / "sklearn_mnb.py"), "classify", "--model",
-                                                    str(pickle), "--list", str(corpus.list_file("test", corpus.test))],
-                             bench.env)
+                                                    str(pickle), "--list", str(test_list)], bench.env)
         peers.append(f"sklearn MNB {rate(count / learned.seconds)}")
     result.peers = "; ".join(peers) or "–"
     if name == "spamassassin":
@@ -783,7 +792,11 @@ def measure_train_memory(bench: Bench) -> list[Result]:
         (f" (-j {bench.jobs})" if bench.features["train -j"] else " (one process)")
     spam, ham = synthetic_corpus(bench, messages)
     model = bench.temp / f"memory-{messages}.spamnb"
-    done = train_spamnb(bench, spam, ham, model)
+    try:
+        done = train_spamnb(bench, spam, ham, model)
+    except OverCap as error:
+        return [Result(title, f"> {mb(MEMORY_CAP)}", target="≤ 300 MB", status="not met",
+                       notes=[f"{title}: {error}"])]
     result = Result(title, mb(done.peak_bytes), target="≤ 300 MB")
     if bench.has("bogofilter"):
         bogo = train_bogofilter(bench, bench.temp / f"memory-{messages}-bogofilter", spam, ham, mbox=True)
@@ -792,7 +805,8 @@ def measure_train_memory(bench: Bench) -> list[Result]:
     result.status = verdict(met) if bench.features["train -j"] else f"{NOT_AVAILABLE} (-j); {verdict(met)}"
     if bench.quick:
         result.notes.append(f"{title}: --quick, so {messages:,} messages, not 75,000")
-    result.notes.append(f"{title}: {done.seconds:.1f} s, {rate(messages / done.seconds)}, model {mb(model.stat().st_size)}")
+    result.notes.append(f"{title}: {done.seconds:.1f} s, {rate(messages / done.seconds)}, "
+                        f"model {mb(model.stat().st_size)}")
     return [result]
 
 
@@ -900,7 +914,8 @@ def run_measure(bench: Bench, name: str) -> list[Result]:
         import traceback
 
         traceback.print_exc(file=sys.stderr)
-        results = [Result(name, status=f"error: {str(error).splitlines()[0][:200] if str(error) else type(error).__name__}")]
+        text = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        results = [Result(name, status=f"error: {text}")]
     for result in results:
         print(f"[{name}] {result.measure}: {result.spamnb} | {result.peers} | {result.status}",
               file=sys.stderr, flush=True)
@@ -979,7 +994,8 @@ def parse_arguments(argv=None):
                         help="comma list of measures: " + ", ".join(MEASURES))
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     parser.add_argument("--jobs", "-j", type=int, default=cores, help=f"-j for spamnb (default: all cores, {cores})")
-    parser.add_argument("--repeat", type=int, default=None, help="runs per latency median (default 21; 3 with --quick)")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="runs per latency median (default 21; 3 with --quick)")
     parser.add_argument("--scale", type=lambda text: [int(n.replace("_", "")) for n in text.split(",")],
                         help="message counts of the scale table (default 10000,100000,1000000)")
     parser.add_argument("--checkout", default=str(ROOT), help="the spamnb checkout to measure (default: this one)")

@@ -122,7 +122,8 @@ def section(title: str, stats: pstats.Stats, seconds: float, count: int, checkou
     return "\n".join([
         f"### {title}",
         "",
-        f"{seconds:.2f} s wall clock under the profiler, {total:.2f} s profiled. By time spent in the function itself:",
+        f"{seconds:.2f} s wall clock under the profiler, {total:.2f} s profiled. "
+        "By time spent in the function itself:",
         "",
         top_table(stats, "tottime", count, checkout, total),
         "",
