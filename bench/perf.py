@@ -73,7 +73,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH))
+# compare.py imports spamnb: this checkout's, not whichever the venv points at.
+sys.path[:0] = [str(BENCH), str(BENCH.parent)]
 
 import compare  # noqa: E402
 import corpora  # noqa: E402
