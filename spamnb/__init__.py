@@ -2,12 +2,12 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["Model", "TrainOptions", "TokenizerOptions", "Cutoffs", "Score", "train", "__version__"]
+__all__ = ["Model", "Scorer", "TrainOptions", "TokenizerOptions", "Cutoffs", "Score", "train", "__version__"]
 
 # Where each public name lives.  They are imported on first use (PEP 562), so
 # `import spamnb` costs nothing: scoring one message in a fresh process must
 # not pay for numpy, which only training and inspection need.
-_EXPORTS = {"Model": "model", "TrainOptions": "options", "TokenizerOptions": "tokens",
+_EXPORTS = {"Model": "model", "Scorer": "scorer", "TrainOptions": "options", "TokenizerOptions": "tokens",
             "Cutoffs": "scoring", "Score": "scoring", "train": "training"}
 
 
