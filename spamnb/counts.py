@@ -33,6 +33,7 @@ class TokenCounts:
         self._documents = np.zeros((2, 0), dtype=np.int64)
         self._last_seen = np.zeros(0, dtype=np.uint32)
         self.messages = np.zeros(2, dtype=np.int64)
+        self._keys = np.zeros(0, dtype=np.uint64)
         self.learned: dict[int, int] = {}
         """Digest (see digest.py) → class of every message counted, for
         skipping duplicates and for forgetting exactly what was learned."""
@@ -53,6 +54,19 @@ class TokenCounts:
 
     def __len__(self) -> int:
         return len(self.tokens)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """Each token's 64-bit key (scoring.token_key), computed once per token:
+        learning one message into a model of half a million tokens hashes its
+        new tokens, not all of them again."""
+        done = len(self._keys)
+        if done < len(self.tokens):
+            from .scoring import token_key
+
+            new = np.fromiter(map(token_key, self.tokens[done:]), dtype=np.uint64, count=len(self.tokens) - done)
+            self._keys = np.concatenate([self._keys, new])
+        return self._keys[: len(self.tokens)]
 
     def _ids(self, tokens: Iterable[str]) -> list[int]:
         """Ids of distinct `tokens`, adding the new ones to the vocabulary."""
@@ -138,7 +152,8 @@ class TokenCounts:
 
     @classmethod
     def from_arrays(cls, tokens: list[str], occurrences: np.ndarray, documents: np.ndarray,
-                    messages: np.ndarray, last_seen: np.ndarray | None = None) -> "TokenCounts":
+                    messages: np.ndarray, last_seen: np.ndarray | None = None,
+                    keys: np.ndarray | None = None) -> "TokenCounts":
         counts = cls()
         counts.tokens = list(tokens)
         counts.vocabulary = dict(zip(counts.tokens, range(len(counts.tokens))))
@@ -147,6 +162,8 @@ class TokenCounts:
         counts._last_seen = (np.zeros(len(tokens), dtype=np.uint32) if last_seen is None
                              else np.array(last_seen, dtype=np.uint32))
         counts.messages = np.array(messages, dtype=np.int64)
+        if keys is not None:
+            counts._keys = np.array(keys, dtype=np.uint64)
         return counts
 
     @classmethod
@@ -183,6 +200,7 @@ class TokenCounts:
     def take(self, indices: np.ndarray) -> "TokenCounts":
         """The counts of the tokens at `indices`, in that order (message counts unchanged)."""
         counts = TokenCounts.from_arrays([self.tokens[i] for i in indices.tolist()], self.occurrences[:, indices],
-                                         self.documents[:, indices], self.messages, self.last_seen[indices])
+                                         self.documents[:, indices], self.messages, self.last_seen[indices],
+                                         self.keys[indices])
         counts.learned = dict(self.learned)
         return counts

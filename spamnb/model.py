@@ -24,7 +24,7 @@ from .modelfile import BLOCK_KEYS, FORMAT_VERSION, check_u4, read_model, write_m
 from .calibration import fit_platt, tune_cutoffs
 from .options import TrainOptions
 from .scorer import SCORING_SECTIONS, Scorer, check_tokenizer_version, options_from_meta
-from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs, token_key
+from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs
 from .tokens import TOKENIZER_VERSION
 from .weights import log_odds_weights, presence_scoring, select_features, token_weights
 
@@ -169,7 +169,7 @@ class Model(Scorer):
         holds; after training from scratch it is refitted.
         """
         counts = self._counts
-        keys = np.fromiter(map(token_key, counts.tokens), dtype=np.uint64, count=len(counts))
+        keys = counts.keys
         order = np.argsort(keys, kind="stable")
         if (order != np.arange(len(order))).any():
             counts = self._counts = counts.take(order)
@@ -283,7 +283,7 @@ class Model(Scorer):
             ends = np.cumsum(s["token_lengths"], dtype=np.int64).tolist()
             tokens = [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip([0, *ends], ends)]
             self._counts = TokenCounts.from_arrays(tokens, s["occurrences"], s["documents"],
-                                                   self._messages, s["last_seen"])
+                                                   self._messages, s["last_seen"], s["keys"])
             if "digests" in s:
                 self._counts.learned = dict(zip(s["digests"].tolist(), s["digest_classes"].tolist()))
         return self._counts
