@@ -18,9 +18,13 @@ from __future__ import annotations
 import binascii
 import re
 
-# A header-block line: a field (name, colon), a continuation (leading blank)
-# or an mbox "From " line; anything else ends the block.
-_HEADER_LINE = re.compile(rb"(?:From |[\x21-\x39\x3b-\x7e]*:|[ \t])[^\r\n]*(?:\r\n|\r|\n)?")
+# A field with its continuation lines, in one match: real header blocks are
+# read a field, not a line, per regex call (read_headers took 2.4 of 19 s of
+# profiled decoding over the corpora before).
+_FIELD = re.compile(rb"([\x21-\x39\x3b-\x7e]+):([^\r\n]*(?:(?:\r\n|\r|\n)[ \t][^\r\n]*)*)(?:\r\n|\r|\n)?")
+# Any other line a header block may hold: an mbox "From " line, a field with
+# no name, a continuation with no field before it.
+_OTHER_LINE = re.compile(rb"(?:From |:|[ \t])[^\r\n]*(?:\r\n|\r|\n)?")
 _EOL = re.compile(rb"\r\n|\r|\n")
 _BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)")
 
@@ -35,44 +39,26 @@ def read_headers(data: bytes, start: int, end: int) -> tuple[list[tuple[str, byt
     starts the body).  As in the email package: a first line "From " is the
     mbox envelope and dropped, a "From " line as the block's last line is the
     first line of the body (the pushed-back line), one elsewhere is dropped,
-    and a continuation with no field before it is dropped.
+    and so are a field with no name and a continuation with no field before it.
     """
-    lines = []
+    fields: list[tuple[str, bytes]] = []
+    envelope = None  # a "From " line that may turn out to be the block's last
     pos = start
-    match = _HEADER_LINE.match
     while pos < end:
-        found = match(data, pos, end)
+        found = _FIELD.match(data, pos, end)
+        if found is not None:
+            fields.append((found.group(1).decode("ascii").lower(), found.group(2).lstrip(b" \t")))
+            pos = found.end()
+            envelope = None
+            continue
+        found = _OTHER_LINE.match(data, pos, end)
         if found is None:
             if data[pos] in b"\r\n":  # the blank separator line
                 pos = _EOL.match(data, pos, end).end()
             break
-        lines.append((pos, found.end()))
+        envelope = (pos, found.end()) if pos > start and data.startswith(b"From ", pos) else None
         pos = found.end()
-    fields: list[tuple[str, bytes]] = []
-    name = None
-    value_start = value_end = 0
-    pushback = b""
-    last = len(lines) - 1
-    for index, (line_start, line_end) in enumerate(lines):
-        first = data[line_start]
-        if first == 32 or first == 9:  # continuation
-            if name is not None:
-                value_end = line_end
-            continue
-        if name is not None:
-            fields.append((name, data[value_start:value_end].lstrip(b" \t").rstrip(b"\r\n")))
-            name = None
-        if data.startswith(b"From ", line_start):
-            if index == last and index:
-                pushback = data[line_start:line_end]
-            continue
-        colon = data.index(b":", line_start, line_end)
-        if colon == line_start:
-            continue
-        name = data[line_start:colon].decode("ascii").lower()
-        value_start, value_end = colon + 1, line_end
-    if name is not None:
-        fields.append((name, data[value_start:value_end].lstrip(b" \t").rstrip(b"\r\n")))
+    pushback = data[envelope[0]:envelope[1]] if envelope else b""
     return fields, pos, pushback
 
 
