@@ -1,0 +1,115 @@
+"""Hold the MIME reader to the email-package decoder it replaced.
+
+Decodes every message of the shared corpora and of sample_data with the
+decoder at main's HEAD (`git show main:spamnb/message.py`, which used the
+email package) and with the current one, and compares what the tokenizer
+makes of them, with the default header preset and with all headers.  When
+the two decoded messages are equal field for field the tokens are too, so
+only messages that decode differently are tokenized.
+
+    python bench/mime_check.py [--rev main] [--limit N] [--show 20]
+
+Prints the count of messages compared, decoded alike, and with different
+tokens (each listed with its first differing tokens), and the CPU time
+(process_time) of each decoder over all messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from corpora import CORPORA, load_index  # noqa: E402
+from spamnb import message as new  # noqa: E402
+from spamnb.sources import read_messages  # noqa: E402
+from spamnb.tokens import HEADER_PRESETS, TokenizerOptions, message_tokens  # noqa: E402
+
+FIELDS = ("headers", "addresses", "texts", "urls", "attachments", "parse_failed")
+
+
+def load_old(rev: str):
+    source = subprocess.run(["git", "show", f"{rev}:spamnb/message.py"], cwd=ROOT,
+                            capture_output=True, check=True).stdout
+    module = types.ModuleType("spamnb._message_before")
+    module.__package__ = "spamnb"
+    sys.modules[module.__name__] = module  # dataclasses looks its module up
+    exec(compile(source, f"{rev}:spamnb/message.py", "exec"), module.__dict__)
+    return module
+
+
+def messages(limit: int | None):
+    out = []
+    for name in ("spamassassin", "ccert_zh"):
+        if (CORPORA / name / "index").exists():
+            out += [(str(path), path.read_bytes()) for _, path in load_index(name)]
+    for folder in ("mail", "mbox", "maildir"):
+        out += [(raw.origin, raw.data) for raw in read_messages(str(ROOT / "sample_data" / folder), [])]
+    return out[:limit] if limit else out
+
+
+def timed(decode, items, wanted):
+    started = time.process_time()
+    decoded = [decode(data, wanted) for _, data in items]
+    return decoded, time.process_time() - started
+
+
+def first_difference(a: list[str], b: list[str]) -> str:
+    only_old = [t for t in dict.fromkeys(a) if t not in set(b)]
+    only_new = [t for t in dict.fromkeys(b) if t not in set(a)]
+    if not only_old and not only_new:
+        return f"same tokens, other counts or order ({len(a)} vs {len(b)})"
+    return f"old only {only_old[:6]!r}  new only {only_new[:6]!r}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rev", default="main")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--show", type=int, default=40)
+    args = parser.parse_args()
+    old = load_old(args.rev)
+    items = messages(args.limit)
+    option_sets = {"content": TokenizerOptions(), "all": TokenizerOptions(headers=HEADER_PRESETS["all"])}
+
+    # Timing as the tokenizer calls it: only the default preset's header fields.
+    wanted = option_sets["content"].wants_header
+    _, old_seconds = timed(old.decode_message, items, wanted)
+    _, new_seconds = timed(new.decode_message, items, wanted)
+
+    before, _ = timed(old.decode_message, items, None)
+    after, _ = timed(new.decode_message, items, None)
+    alike = 0
+    differing: list[tuple[str, str, str]] = []
+    failed = {"old": 0, "new": 0}
+    for (origin, _), a, b in zip(items, before, after):
+        failed["old"] += a.parse_failed
+        failed["new"] += b.parse_failed
+        changed = [f for f in FIELDS if getattr(a, f) != getattr(b, f)]
+        if not changed:
+            alike += 1
+            continue
+        for label, options in option_sets.items():
+            ta, tb = message_tokens(a, options), message_tokens(b, options)
+            if ta != tb:
+                differing.append((origin, label, ",".join(changed) + ": " + first_difference(ta, tb)))
+    affected = sorted({origin for origin, _, _ in differing})
+    print(f"messages compared: {len(items)}")
+    print(f"decoded alike (every field): {alike}")
+    print(f"decoded differently, same tokens: {len(items) - alike - len(affected)}")
+    print(f"messages with different tokens: {len(affected)} ({100 * len(affected) / len(items):.3f} %)")
+    print(f"parse_failed: old {failed['old']}, new {failed['new']}")
+    print(f"decode CPU time: old {old_seconds:.2f} s, new {new_seconds:.2f} s")
+    for origin, label, detail in differing[: args.show]:
+        print(f"  {origin} [{label}] {detail}")
+
+
+if __name__ == "__main__":
+    main()
