@@ -2,15 +2,14 @@
 loaded only when Chinese text appears.
 
 jieba's dictionary takes about half a second to build, so English-only mail
-never imports it.  Its prefix-dictionary cache is kept in the user's own cache
-directory rather than the shared /tmp that jieba uses by default: jieba reads
-that cache with `marshal`, and a file another local user planted there would
-be loaded into our process.
+never imports it, and Chinese mail reads only the part it needs from a
+compact file in the user's own cache directory (see jiebaload and
+prefixdict), never from jieba's marshal cache in the shared /tmp, which a
+file another local user planted there would turn into our process's data.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 from pathlib import Path
 
@@ -33,18 +32,9 @@ def cache_dir() -> Path:
 
 
 def _load():
-    import jieba
+    from .jiebaload import load_tokenizer
 
-    jieba.setLogLevel(logging.WARNING)
-    tokenizer = jieba.Tokenizer()
-    directory = cache_dir()
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tokenizer.tmp_dir = str(directory)
-    except OSError:
-        tokenizer.cache_file = os.devnull  # unwritable home: build the dictionary each time
-    tokenizer.initialize()
-    return tokenizer
+    return load_tokenizer(cache_dir())
 
 
 def fold_variants(run: str) -> str:
