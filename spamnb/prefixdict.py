@@ -65,7 +65,7 @@ def write(path: Path, source_tag: str, freq: dict[str, int], total: int) -> None
     words = b"\n".join(encoded)
     ends = list(accumulate(len(word) + 1 for word in encoded))  # past each word's "\n"
     pairs = [word[:2] for word in longer]
-    starts = [0] + [i for i in range(1, len(pairs)) if pairs[i] != pairs[i - 1]] + [len(pairs)]
+    starts = [i for i in range(len(pairs)) if i == 0 or pairs[i] != pairs[i - 1]] + [len(pairs)]
     records: dict[str, list[int]] = {}  # first character: its pair records
     for start, end in zip(starts, starts[1:]):
         offset = ends[start - 1] if start else 0
