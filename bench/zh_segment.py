@@ -1,7 +1,8 @@
 """Chinese segmentation on a corpus: the same words as stock jieba, and how fast.
 
     python bench/zh_segment.py                 # check every run of ccert_zh
-    python bench/zh_segment.py --limit 300     # the first 300 messages
+    python bench/zh_segment.py --limit 300     # the first 300 messages (all ham)
+    python bench/zh_segment.py --step 25       # every 25th: spam and ham
     python bench/zh_segment.py --speed         # per-core throughput, this code
     python bench/zh_segment.py --speed --no-run-cache
     python bench/zh_segment.py --speed --stock # stock jieba, dictionary loaded first
@@ -30,10 +31,11 @@ from spamnb.message import decode_message  # noqa: E402
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "ccert_zh"
 
 
-def corpus_runs(corpus: Path, limit: int | None = None) -> list[list[str]]:
-    """Per message (index order), the Han runs the tokenizer segments."""
+def corpus_runs(corpus: Path, limit: int | None = None, step: int = 1) -> list[list[str]]:
+    """Per message (every `step`th of the index, at most `limit`), the Han
+    runs the tokenizer segments."""
     options = tokens.TokenizerOptions()
-    lines = (corpus / "index").read_text().splitlines()[:limit]
+    lines = (corpus / "index").read_text().splitlines()[::step][:limit]
     out: list[list[str]] = []
     real = chinese.segment
     try:
@@ -95,11 +97,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--step", type=int, default=1, help="every STEPth message of the index")
     parser.add_argument("--speed", action="store_true", help="time segmentation instead of checking it")
     parser.add_argument("--stock", action="store_true", help="with --speed: stock jieba, dictionary loaded first")
     parser.add_argument("--no-run-cache", action="store_true", help="with --speed: segment every run afresh")
     args = parser.parse_args()
-    runs = corpus_runs(args.corpus, args.limit)
+    runs = corpus_runs(args.corpus, args.limit, args.step)
     with tempfile.TemporaryDirectory() as directory:
         if args.speed:
             if args.stock:
