@@ -88,7 +88,11 @@ FULL_AFTER = 20_000
 class LazyTokenizer(jieba.Tokenizer):
     """jieba's Tokenizer whose FREQ, a plain dict, gets the entries a run can
     look up (its characters, and the words under each adjacent pair) just
-    before the run is cut.  Lookups stay dict lookups."""
+    before the run is cut.  Lookups stay dict lookups.
+
+    Covers cut()/lcut() in every mode (they look words up only through
+    get_DAG, calc and __cut_DAG); not cut_for_search or add_word, which
+    spamnb does not use.  Not for several threads at once (nor is spamnb)."""
 
     def __init__(self, table: prefixdict.PrefixFile, directory: Path, tag: str):
         super().__init__()

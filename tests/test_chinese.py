@@ -196,6 +196,20 @@ def test_unwritable_cache_falls_back_to_the_whole_dictionary(small, fresh_state,
     assert capfd.readouterr().err == ""  # jieba's initialize() logged a traceback here
 
 
+def test_cache_that_cannot_be_written_leaves_no_file(small, monkeypatch):
+    directory, stock = small
+    directory.mkdir(parents=True)
+
+    def refuse(**_):
+        raise PermissionError("read-only")  # what a read-only directory does (not to root)
+    monkeypatch.setattr(prefixdict.tempfile, "mkstemp", refuse)
+    for _ in range(2):
+        tokenizer = jiebaload.load_tokenizer(directory)
+        assert not isinstance(tokenizer, jiebaload.LazyTokenizer)
+        same_as_stock(tokenizer, stock)
+    assert os.listdir(directory) == []
+
+
 def test_jieba_loads_without_pkg_resources():
     code = "import sys, spamnb.jiebaload; print('pkg_resources' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
