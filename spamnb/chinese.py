@@ -2,16 +2,16 @@
 loaded only when Chinese text appears.
 
 jieba's dictionary takes about half a second to build, so English-only mail
-never imports it.  Its prefix-dictionary cache is kept in the user's own cache
-directory rather than the shared /tmp that jieba uses by default: jieba reads
-that cache with `marshal`, and a file another local user planted there would
-be loaded into our process.
+never imports it, and Chinese mail reads only the part it needs from a
+compact file in the user's own cache directory (see jiebaload and
+prefixdict), never from jieba's marshal cache in the shared /tmp, which a
+file another local user planted there would turn into our process's data.
 """
 
 from __future__ import annotations
 
-import logging
 import os
+from functools import lru_cache
 from pathlib import Path
 
 _tokenizer = None
@@ -33,23 +33,18 @@ def cache_dir() -> Path:
 
 
 def _load():
-    import jieba
+    from .jiebaload import load_tokenizer
 
-    jieba.setLogLevel(logging.WARNING)
-    tokenizer = jieba.Tokenizer()
-    directory = cache_dir()
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tokenizer.tmp_dir = str(directory)
-    except OSError:
-        tokenizer.cache_file = os.devnull  # unwritable home: build the dictionary each time
-    tokenizer.initialize()
-    return tokenizer
+    return load_tokenizer(cache_dir())
 
 
 def fold_variants(run: str) -> str:
     """Traditional characters to Simplified (OpenCC's t2s) and spam homoglyphs
     to the characters they imitate: 涐司岢办理正規髮票 → 我司可办理正规发票."""
+    # OpenCC stays as it is: importing it and loading t2s costs ~4.5 ms in a
+    # spamnb process (14 ms alone), ~3 % of a cold classify, and an exact
+    # stand-in would need its phrase tables, which the binding does not
+    # expose: a table of characters is not enough (乾 → 干, but 乾隆 stays).
     global _converter
     if _converter is None:
         import opencc
@@ -60,7 +55,28 @@ def fold_variants(run: str) -> str:
 
 def segment(run: str) -> list[str]:
     """Split a run of Han characters into words (jieba's precise mode with HMM)."""
+    if len(run) > CACHED_RUN_LENGTH:
+        return _cut(run)
+    return list(_cut_cached(run))
+
+
+def _cut(run: str) -> list[str]:
     global _tokenizer
     if _tokenizer is None:
         _tokenizer = _load()
     return _tokenizer.lcut(run)
+
+
+# Spam repeats itself: 61 % of ccert_zh's Han text is in runs seen before.
+# Remembering the last 16,384 runs catches 55 % (4,096: 45 %, 65,536: 61 %)
+# and took bulk segmentation from ~1,150 to ~2,200 msg/s of CPU (65,536:
+# ~2,600) for 6.8 MB of memory (65,536: 34 MB); bench/zh_segment.py --speed.
+# Runs over 64 characters (0.4 % of the text) are not kept, so hostile mail
+# cannot fill the cache with megabyte strings.
+CACHED_RUN_LENGTH = 64
+RUN_CACHE_SIZE = 16384
+
+
+@lru_cache(maxsize=RUN_CACHE_SIZE)
+def _cut_cached(run: str) -> tuple[str, ...]:
+    return tuple(_cut(run))
