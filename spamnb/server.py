@@ -135,33 +135,51 @@ def classify_remote(socket_path: str, raw_messages):
             yield client.score(raw)
 
 
-def score_from_reply(reply: dict, cutoffs=None):
-    """The Score a local classify would have computed, rebuilt from a reply.
+class RemoteScorer:
+    """A Scorer look-alike for classify_paths: each message is scored by the server.
 
-    `cutoffs` (a scoring.Cutoffs) relabels the message, as `--spam-cutoff`
-    does locally; None keeps the server's verdict by the model's cutoffs.
+    `spam_cutoff` / `ham_cutoff` replace the server model's, as `classify
+    --spam-cutoff` does locally; the verdict is recomputed from the exact
+    log-odds in the reply.
     """
-    from .scoring import Score
 
-    try:
-        exact = reply["exact"]
-        log_odds = float(exact["log_odds"])
-        score = Score(log_odds=log_odds, probability=float(exact["probability"]),
-                      label=cutoffs.label(log_odds) if cutoffs else str(reply["label"]),
-                      tokens_known=int(reply["tokens_known"]), tokens_distinct=int(reply["tokens_distinct"]))
-    except (KeyError, TypeError, ValueError):
-        raise ServerError("the server's reply lacks fields this spamnb needs (another version?)") from None
-    return score
+    def __init__(self, socket_path: str, spam_cutoff: float | None = None,
+                 ham_cutoff: float | None = None) -> None:
+        self.client = Client(socket_path)
+        self.spam_cutoff, self.ham_cutoff = spam_cutoff, ham_cutoff
+
+    def score_message(self, raw: bytes, explain: bool = False, cutoffs=None):
+        """The Score a local classify would have computed for `raw`."""
+        from .scoring import Score
+
+        if explain:
+            raise OptionError("the server does not explain its scores; classify locally with --explain")
+        reply = self.client.score(raw)
+        try:
+            exact = reply["exact"]
+            log_odds = float(exact["log_odds"])
+            label = str(reply["label"])
+            if cutoffs is None and (self.spam_cutoff is not None or self.ham_cutoff is not None):
+                stored = reply["cutoffs"]
+                cutoffs = _cutoffs(float(stored["spam"]) if self.spam_cutoff is None else self.spam_cutoff,
+                                   float(stored["ham"]) if self.ham_cutoff is None else self.ham_cutoff)
+            return Score(log_odds=log_odds, probability=float(exact["probability"]),
+                         label=cutoffs.label(log_odds) if cutoffs else label,
+                         tokens_known=int(reply["tokens_known"]), tokens_distinct=int(reply["tokens_distinct"]))
+        except (KeyError, TypeError, ValueError):
+            raise ServerError("the server's reply lacks fields this spamnb needs (another version?)") from None
+
+    def close(self) -> None:
+        self.client.close()
 
 
-def reply_cutoffs(reply: dict):
-    """The server model's cutoffs (a scoring.Cutoffs), from a reply."""
+def _cutoffs(spam: float, ham: float):
     from .scoring import Cutoffs
 
     try:
-        return Cutoffs(spam=float(reply["cutoffs"]["spam"]), ham=float(reply["cutoffs"]["ham"]))
-    except (KeyError, TypeError, ValueError):
-        raise ServerError("the server's reply lacks fields this spamnb needs (another version?)") from None
+        return Cutoffs(spam=spam, ham=ham)
+    except ValueError as error:
+        raise OptionError(str(error)) from None
 
 
 def _unreachable(path: str, error: OSError) -> str:
