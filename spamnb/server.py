@@ -36,7 +36,8 @@ size (`spamnb learn` and `train` replace the file) loads it again.  SIGHUP
 reloads at once.  A model that fails to load is logged and the old one stays.
 
 Stop: SIGTERM or SIGINT.  The request being scored is finished and answered,
-the socket file removed, and `serve` returns.
+the socket file removed, and `serve` returns.  A lock file beside the socket
+(SOCKET.lock, left in place) keeps a second server off the same path.
 
 This module's top level imports only cheap standard modules, so a program
 that uses just the client starts fast; the server side imports the model
@@ -100,7 +101,7 @@ class Client:
         try:
             line = self._replies.readline(MAX_REPLY_BYTES)
         except OSError as error:
-            raise ServerError(f"server at {self.path}: {_reason(error)}") from None
+            raise ServerError(f"the server at {self.path} did not answer: {_reason(error)}") from None
         if not line.endswith(b"\n"):
             raise ServerError(f"the server at {self.path} closed the connection without answering")
         try:
