@@ -352,6 +352,10 @@ class _ModelHolder:
     def __init__(self, path: str) -> None:
         from .model import Model
 
+        # Model.load, not the lighter Scorer.open: it checks every byte, so a
+        # damaged file is turned away at reload, while the old model still
+        # serves, rather than failing messages one by one; a long-running
+        # process pays its numpy import once.
         self._load = Model.load
         self.path = path
         self.signature = self._signature()
