@@ -17,6 +17,10 @@ Trains a spamnb model (`spamnb train`) and a bogofilter database (`-s -b`,
   bogofilter `bogofilter -d DB < MSG`, the same way (its usual cold use)
 
 The machine may be shared: numbers are wall-clock times, not CPU times.
+The new processes get a bytecode cache under --workdir (an installed spamnb
+has its .pyc files; a checkout run with PYTHONDONTWRITEBYTECODE would
+otherwise compile every module at every start), and each kind is run once
+untimed first.
 """
 
 from __future__ import annotations
@@ -56,11 +60,23 @@ with Client(sys.argv[2]) as client, open(sys.argv[3], "rb") as message:
 """
 
 
+ENV = dict(os.environ)
+
+
 def wall(command: list[str], stdin_path: Path | None = None) -> float:
     with open(stdin_path or os.devnull, "rb") as stdin:
         started = time.perf_counter()
-        subprocess.run(command, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(command, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=ENV, check=False)
         return time.perf_counter() - started
+
+
+def timed(make_command, paths: list[Path], stdin: bool = False) -> list[float]:
+    """Wall time of one new process per path, after one untimed run."""
+    def run(path):
+        return wall(make_command(None if stdin else path), path if stdin else None)
+    run(paths[0])
+    return [run(path) for path in paths]
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -77,6 +93,8 @@ def main() -> None:
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="spamnb-serve-bench-"))
     work.mkdir(parents=True, exist_ok=True)
+    ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+    ENV["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
     spamnb = [sys.executable, "-m", "spamnb"]
     model, database, sock = work / "model.spamnb", work / "bogofilter", work / "run" / "serve.sock"
     rows = corpus_messages(args.corpus)
@@ -105,11 +123,11 @@ def main() -> None:
               f"p95 {percentile(ms, 0.95):.2f} ms, mean {statistics.fmean(ms):.2f} ms, "
               f"max {max(ms):.1f} ms")
         sample = [path for _, path in rows[:args.runs]]
-        fresh = [wall([*spamnb, "classify", "--server", str(sock), str(path)]) for path in sample]
-        client = [wall([sys.executable, "-c", CLIENT_ONLY, str(ROOT / "spamnb"), str(sock), str(path)])
-                  for path in sample]
-        local = [wall([*spamnb, "classify", "--model", str(model), str(path)]) for path in sample]
-        bogo = [wall(["bogofilter", "-d", str(database)], path) for path in sample]
+        fresh = timed(lambda path: [*spamnb, "classify", "--server", str(sock), str(path)], sample)
+        client = timed(lambda path: [sys.executable, "-c", CLIENT_ONLY, str(ROOT / "spamnb"), str(sock), str(path)],
+                       sample)
+        local = timed(lambda path: [*spamnb, "classify", "--model", str(model), str(path)], sample)
+        bogo = timed(lambda path: ["bogofilter", "-d", str(database)], sample, stdin=True)
         for name, values in (("fresh", fresh), ("client", client), ("local", local),
                              ("bogofilter", bogo)):
             print(f"{name:<11}{len(values)} processes: median {1000 * statistics.median(values):.1f} ms, "
