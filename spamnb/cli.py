@@ -23,7 +23,8 @@ Exit status:
   3   model error: missing, unreadable, corrupt, foreign or too new
   4   input error: a path does not exist or nothing in it could be read
   64  usage error: bad options
-  75  filter: the message was passed through untouched (EX_TEMPFAIL)
+  75  filter: the message was passed through untouched (EX_TEMPFAIL);
+      classify --server: no server answered
   70  internal error (a bug: please report it)
   130 interrupted
 \b
@@ -254,8 +255,11 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes for many messages (output stays in reading order).  "
                    "[default: every core]")
+@click.option("--server", "server_path", type=click.Path(dir_okay=False), default=None,
+              help="Have the `spamnb serve` on this socket score the messages, with the model it "
+                   "keeps loaded; the output is the same.  No server there: exit 75.")
 def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain, explain_top, exit_code,
-             jobs):
+             jobs, server_path):
     """Score messages: spam, ham or unsure, with P(spam) and log-odds.
 
     PATHS are message files, directories, Maildirs or mbox files (every
@@ -269,20 +273,84 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain,
       spamnb classify --format jsonl ~/Maildir/new
       formail -s spamnb classify --exit-code - < inbox     # bogofilter-style status
       spamnb classify --explain --top 5 suspicious.eml
+      spamnb classify --server "$XDG_RUNTIME_DIR/spamnb/serve.sock" - < message.eml
     """
     from .classify import classify_paths
     from .render import ScoreWriter, skipped_summary
-    from .scorer import Scorer
-    from .workers import default_jobs
 
-    model = Scorer.open(_model_path(model_path))
-    cutoffs = _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff)
+    if server_path:
+        if jobs is not None and jobs > 1:
+            raise OptionError("-j does not go with --server: the server scores the messages")
+        model, cutoffs, jobs = _remote_scorer(server_path, model_path, spam_cutoff, ham_cutoff, explain,
+                                              max_size), None, 1
+    else:
+        from .scorer import Scorer
+        from .workers import default_jobs
+
+        model = Scorer.open(_model_path(model_path))
+        cutoffs = _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff)
+        jobs = default_jobs() if jobs is None else jobs
     writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)
-    outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain,
-                             default_jobs() if jobs is None else jobs)
+    outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain, jobs)
     for line in outcome.problems + skipped_summary(outcome.skipped):
         click.echo(f"spamnb: {line}", err=True)
     sys.exit(outcome.exit_status(exit_code))
+
+
+def _remote_scorer(server_path, model_path, spam_cutoff, ham_cutoff, explain, max_size):
+    """classify --server: a scorer that sends each message to the server."""
+    from click.core import ParameterSource
+
+    from .server import RemoteScorer
+    from .sources import MAX_MESSAGE_BYTES
+
+    if model_path and click.get_current_context().get_parameter_source("model_path") is ParameterSource.COMMANDLINE:
+        raise OptionError("--model does not go with --server: the server scores with the model it was started with")
+    if explain:
+        raise OptionError("--explain does not go with --server; classify locally to see the tokens")
+    if max_size and max_size > MAX_MESSAGE_BYTES:
+        raise OptionError(f"with --server, --max-size is at most {MAX_MESSAGE_BYTES:,} (the server's limit)")
+    return RemoteScorer(server_path, spam_cutoff, ham_cutoff)
+
+
+@cli.command()
+@click.option("--socket", "socket_path", type=click.Path(dir_okay=False), default=None,
+              help="Where to listen.  Default: $XDG_RUNTIME_DIR/spamnb/serve.sock, else "
+                   "/tmp/spamnb-UID/serve.sock.")
+@model_option
+def serve(socket_path, model_path):
+    """Keep the model loaded and score mail sent by `classify --server`.
+
+    For mail that comes one message at a time (procmail, a filter script):
+    each `spamnb classify` then skips loading the model.  The server runs in
+    the foreground, logs to stderr, reloads the model by itself when the
+    file changes (after `spamnb learn`, say) or on SIGHUP, and stops cleanly
+    on SIGTERM or Ctrl-C, removing its socket.
+
+    Only your own user is served: the socket is a Unix socket with mode
+    0600, in a directory of yours that no one else can write to, and every
+    connection from another uid is refused (and logged).
+
+    \b
+    Examples:
+      spamnb serve &
+      spamnb classify --server "$XDG_RUNTIME_DIR/spamnb/serve.sock" - < message.eml
+      kill -HUP %1                 # reload now;  kill %1: stop
+    \b
+    As a systemd user service, ~/.config/systemd/user/spamnb.service:
+      [Service]
+      ExecStart=%h/.local/bin/spamnb serve
+      ExecReload=/bin/kill -HUP $MAINPID
+      [Install]
+      WantedBy=default.target
+    then: systemctl --user enable --now spamnb
+    \b
+    In ~/.procmailrc (if the server is down, VERDICT is empty: mail is delivered as usual):
+      VERDICT=`spamnb classify --server /run/user/1000/spamnb/serve.sock --format tsv | cut -f2 | tail -n 1`
+    """
+    from .server import default_socket_path, serve as run_server
+
+    run_server(_model_path(model_path), socket_path or default_socket_path())
 
 
 @cli.command()

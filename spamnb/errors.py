@@ -11,7 +11,7 @@ EXIT_MODEL_ERROR = 3     # model missing, unreadable, corrupt, foreign or too ne
 EXIT_INPUT_ERROR = 4     # a path given does not exist, or nothing in it could be read
 EXIT_USAGE = 64          # bad command line (EX_USAGE from sysexits.h)
 EXIT_INTERNAL = 70       # a bug in spamnb (EX_SOFTWARE); the message asks for a report
-EXIT_TEMPFAIL = 75       # filter: passed the message through untouched; the MTA retries
+EXIT_TEMPFAIL = 75       # filter passed the message through untouched, or no server answered; retry
 EXIT_INTERRUPTED = 130   # SIGINT, as shells report it
 
 
@@ -37,3 +37,13 @@ class OptionError(SpamnbError):
     """Options that do not fit together or a value out of range."""
 
     exit_status = EXIT_USAGE
+
+
+class ServerError(SpamnbError):
+    """`classify --server`: no server at the socket, or it refused or did not answer.
+
+    EX_TEMPFAIL, as for `filter`: a mail system retries later, and a procmail
+    recipe delivers the message normally.
+    """
+
+    exit_status = EXIT_TEMPFAIL
