@@ -17,10 +17,12 @@ $(BIN)/python:
 # process 11 ms of its 30 ms cold-start budget (python -X importtime).
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q --config-settings editable_mode=compat -e .
+	$(BIN)/python -m compileall -q spamnb   # bytecode even where PYTHONDONTWRITEBYTECODE is set
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q --config-settings editable_mode=compat -e '.[test]'
+	$(BIN)/python -m compileall -q spamnb
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

@@ -292,6 +292,9 @@ class Bench:
         self.repeat = arguments.repeat
         self.temp = temporary
         self.checkout = Path(arguments.checkout).resolve()
+        # An installed package has its bytecode compiled; a checkout run with
+        # PYTHONDONTWRITEBYTECODE set would compile spamnb at every start.
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(self.checkout / "spamnb")], check=False)
         self.env = clean_environment(temporary)
         self.spamnb, self.spamnb_env, self.spamnb_how = spamnb_command(self.checkout, self.env, temporary)
         self.python = [sys.executable]

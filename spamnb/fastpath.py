@@ -6,7 +6,7 @@ parses anything; this module parses the common scoring command lines itself
 and scores with the standard library alone (scorer.py), and hands every
 other command line to the click CLI unchanged:
 
-    spamnb classify [--model M] [--format F] [--exit-code] [-j N] [PATH ...]
+    spamnb classify [--model M | --server SOCKET] [--format F] [--exit-code] [-j N] [PATH ...]
 
 The fast path runs only where its result is the full CLI's: no config file
 and no SPAMNB_* setting other than SPAMNB_MODEL (either can change
@@ -29,7 +29,7 @@ def parse_classify(args: list[str]) -> dict | None:
     """The classify options the fast path serves, or None to leave it to the CLI."""
     if not args or args[0] != "classify":
         return None
-    wanted = {"model": None, "format": "text", "exit_code": False, "jobs": None, "paths": []}
+    wanted = {"model": None, "server": None, "format": "text", "exit_code": False, "jobs": None, "paths": []}
     rest = args[1:]
     index = 0
     while index < len(rest):
@@ -38,13 +38,13 @@ def parse_classify(args: list[str]) -> dict | None:
             wanted["paths"].extend(rest[index + 1:])
             break
         name, equals, value = arg.partition("=")
-        if name in ("--model", "-m", "--format", "--jobs", "-j"):
+        if name in ("--model", "-m", "--format", "--jobs", "-j", "--server"):
             if not equals:
                 index += 1
                 if index >= len(rest):
                     return None
                 value = rest[index]
-            key = {"--format": "format", "--jobs": "jobs", "-j": "jobs"}.get(name, "model")
+            key = {"--format": "format", "--jobs": "jobs", "-j": "jobs", "--server": "server"}.get(name, "model")
             if key == "format" and value not in _FORMATS:
                 return None  # the CLI says what is wrong
             if key == "jobs":
@@ -59,6 +59,8 @@ def parse_classify(args: list[str]) -> dict | None:
         else:
             wanted["paths"].append(arg)
         index += 1
+    if wanted["server"] is not None and (wanted["model"] is not None or (wanted["jobs"] or 1) > 1):
+        return None  # the CLI says why these do not go together
     return wanted
 
 
@@ -76,8 +78,13 @@ def classify(wanted: dict) -> int:
     from .scorer import Scorer
     from .workers import default_jobs
 
-    scorer = Scorer.open(wanted["model"] or str(default_model_path()))
-    jobs = wanted["jobs"] or default_jobs()
+    if wanted["server"] is not None:
+        from .server import RemoteScorer
+
+        scorer, jobs = RemoteScorer(wanted["server"]), 1
+    else:
+        scorer = Scorer.open(wanted["model"] or str(default_model_path()))
+        jobs = wanted["jobs"] or default_jobs()
     outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["format"]), jobs=jobs)
     sys.stdout.flush()
     for line in outcome.problems + skipped_summary(outcome.skipped):
@@ -93,7 +100,10 @@ def main(argv: list[str] | None = None) -> None:
 
         full_main(args)
         return
-    import signal
+    try:  # the C module: signal.py wraps it in enums, 0.9 ms of start-up
+        import _signal as signal
+    except ImportError:
+        import signal
 
     from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, SpamnbError
 

@@ -44,7 +44,6 @@ fixed-type arrays only.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import mmap
@@ -200,26 +199,34 @@ def atomic_write(path: str | os.PathLike, chunks) -> None:
         os.close(directory_fd)
 
 
-@contextlib.contextmanager
-def locked(path: str | os.PathLike):
-    """Hold an exclusive lock for a read-modify-write of the model at `path`.
+class locked:
+    """`with locked(path):` holds an exclusive lock for a read-modify-write
+    of the model at `path`.
 
     The lock is on a sidecar file (`MODEL.lock`), not the model, because the
     model is replaced by rename and a lock on the old inode would not stop a
     writer that opened the new one.  Readers take no lock: they see the old
-    or the new file whole, never half of one.
+    or the new file whole, never half of one.  (A class, not
+    contextlib.contextmanager: contextlib is 0.7 ms of a scoring process's start.)
     """
-    lock_path = os.fspath(check_writable(path)) + ".lock"
-    try:
-        handle = open(lock_path, "a")
-    except OSError as error:
-        raise ModelError(f"cannot lock {lock_path}: {error.strerror or error}") from None
-    with handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = path
+        self.handle = None
+
+    def __enter__(self) -> None:
+        lock_path = os.fspath(check_writable(self.path)) + ".lock"
         try:
-            yield
+            self.handle = open(lock_path, "a")
+        except OSError as error:
+            raise ModelError(f"cannot lock {lock_path}: {error.strerror or error}") from None
+        fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX)
+
+    def __exit__(self, *exception) -> None:
+        try:
+            fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            self.handle.close()
 
 
 class ModelFile:

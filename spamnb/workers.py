@@ -4,7 +4,6 @@ concurrent.futures' Executor that training needs, `submit`."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from .errors import InputError, OptionError
@@ -18,8 +17,7 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-@contextlib.contextmanager
-def local_pool(jobs: int):
+def _local_pool(jobs: int):
     """(executor, workers): a pool of `jobs` worker processes, or (None, 1)
     to work in this process.
 
@@ -38,8 +36,7 @@ def local_pool(jobs: int):
         yield pool, jobs
 
 
-@contextlib.contextmanager
-def dask_cluster(address: str):
+def _dask_cluster(address: str):
     """(executor, workers) on the Dask cluster whose scheduler is at `address`.
 
     The batches travel as raw bytes and come back as per-class counts; the
@@ -56,6 +53,20 @@ def dask_cluster(address: str):
     with client:
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         yield client.get_executor(), workers
+
+
+def local_pool(jobs: int):
+    """See _local_pool."""
+    import contextlib  # here, not at the top: the scoring path imports default_jobs
+
+    return contextlib.contextmanager(_local_pool)(jobs)
+
+
+def dask_cluster(address: str):
+    """See _dask_cluster."""
+    import contextlib
+
+    return contextlib.contextmanager(_dask_cluster)(address)
 
 
 def executor_for(jobs: int | None, scheduler: str | None):
