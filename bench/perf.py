@@ -651,6 +651,9 @@ def measure_serve(bench: Bench) -> list[Result]:
             database, _ = bogofilter_database(bench, "spamassassin")
             commands["bogofilter"] = (["bogofilter", "-C", "-d", str(database)], bench.env, message, (0, 1, 2))
         medians = latencies(commands, bench.repeat)
+        messages = [str(p) for p in corpus.test[: 200 if bench.quick else 1000]]
+        warm = json.loads(run(bench.python + ["-c", WARM_CLIENT, str(path), *messages], bench.spamnb_env).stdout)
+        warm_median, warm_p95, warm_count = warm["median"], warm["p95"], warm["count"]
         check = run(client, bench.spamnb_env).stdout
         direct = run(bench.spamnb + ["classify", "--model", str(model), str(message)], bench.spamnb_env).stdout
     finally:
@@ -660,18 +663,39 @@ def measure_serve(bench: Bench) -> list[Result]:
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
-    warm = medians["spamnb"]
-    result = Result(title, ms(warm), target="≤ 1× bogofilter cold")
-    if "bogofilter" in medians:
-        cold = medians["bogofilter"]
-        result.peers, result.ratio = f"bogofilter cold {ms(cold)}", f"{warm / cold:.2f}×"
-        result.status = verdict(warm <= cold)
+    cold = medians.get("bogofilter")
+    # The target: a message's latency with the model warm in the server, over
+    # a kept connection (what a milter or a long-lived client sees).  A fresh
+    # `classify --server` process also pays Python's start, reported below.
+    result = Result(title, ms(warm_median), target="≤ 1× bogofilter cold")
+    if cold is not None:
+        result.peers, result.ratio = f"bogofilter cold {ms(cold)}", f"{warm_median / cold:.2f}×"
+        result.status = verdict(warm_median <= cold)
     else:
         result.status = "no peer: bogofilter skipped"
+    result.notes.append(f"serve: per message over one connection, {warm_count} spamassassin test messages: "
+                        f"median {ms(warm_median)}, 95th percentile {ms(warm_p95)}; a fresh "
+                        f"`spamnb classify --server` process: median {ms(medians['spamnb'])}")
     if check.split() != direct.split():
         result.notes.append(f"serve: the server's answer differs from a cold classify: {check[:120]!r} "
                             f"against {direct[:120]!r}")
     return [result]
+
+
+WARM_CLIENT = """
+import json, statistics, sys, time
+from spamnb.server import Client
+client = Client(sys.argv[1])
+times = []
+for path in sys.argv[2:]:
+    data = open(path, "rb").read()
+    started = time.perf_counter()
+    client.score(data)
+    times.append(time.perf_counter() - started)
+times.sort()
+print(json.dumps({"median": statistics.median(times), "p95": times[int(0.95 * (len(times) - 1))],
+                  "count": len(times)}))
+"""
 
 
 def wait_for_server(path: Path, server: subprocess.Popen, client: list[str], env: dict, seconds: float) -> None:

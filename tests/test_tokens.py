@@ -99,3 +99,19 @@ def test_variant_characters_fold_to_the_words_they_imitate():
     assert "发票" in text_tokens("發票優惠", DEFAULT)
     unfolded = TokenizerOptions(fold_variants=False)
     assert "发票" not in text_tokens("發票優惠", unfolded)
+
+
+def test_url_host_is_urlsplits_hostname():
+    from urllib.parse import urlsplit
+
+    from spamnb.tokens import url_host
+
+    for url in ["http://[::1]:80/x", "http://[bad/x", "http://a.com", "//scheme.rel/x", "http:x.com",
+                "a:b://h", "http://u:p@h.com:8080/", "http://h.com%zone", "http://\x01h.com", "javascript:void(0)",
+                "cid:abc@x", "ftp://ftp.x.org/", "http://a b.com/", "http://.x.com.", "http://h?x", "http://h#f",
+                "http://[::1", "/relative/path", "", "http://", "https://例子.测试/", "foo//bar:x"]:
+        try:
+            expected = urlsplit(url).hostname or ""
+        except ValueError:
+            expected = None
+        assert url_host(url) == expected, url
