@@ -36,12 +36,9 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import email
-import email.policy
 import json
 import os
 import platform
-import re
 import shlex
 import shutil
 import subprocess
@@ -55,14 +52,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
+from benchmarks_file import publish, reproduce  # noqa: E402
+from sklearn_text import message_text, tokenize  # noqa: E402
 
 from spamnb.metrics import one_minus_roca_percent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHMARKS = ROOT / "BENCHMARKS.md"
-START = "<!-- compare:start -->"
-END = "<!-- compare:end -->"
-NEW_BENCHMARKS = f"# Benchmarks\n\nMeasured accuracy and speed of spamnb and other filters.\n\n{START}\n{END}\n"
 
 ROWS = [("spamassassin", "all"), ("spamassassin", "content"), ("ccert_zh", "content")]
 TOOLS = ["spamnb", "bogofilter", "sklearn"]
@@ -308,11 +303,6 @@ def parse_scores(output: str) -> dict[str, float]:
 
 # ----------------------------------------------------------------- sklearn
 
-HAN_RUN = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)")
-DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # CountVectorizer's default token_pattern
-TAG = re.compile(r"<[^>]*>")
-
-
 def sklearn_versions() -> tuple[str, str]:
     try:
         import jieba
@@ -320,54 +310,6 @@ def sklearn_versions() -> tuple[str, str]:
     except ImportError as error:
         raise Skip(f"scikit-learn or jieba is not installed ({error})") from None
     return sklearn.__version__, jieba.__version__
-
-
-def message_text(data: bytes) -> str:
-    """Subject + From + the text/plain (else text/html, tags stripped) body."""
-    message = email.message_from_bytes(data, policy=email.policy.default)
-    return " ".join([header_text(message, "subject"), header_text(message, "from"), body_text(message)])
-
-
-def header_text(message, name: str) -> str:
-    try:
-        return str(message.get(name, ""))
-    except Exception:  # the email package raises on some malformed headers
-        return ""
-
-
-def body_text(message) -> str:
-    try:
-        part = message.get_body(preferencelist=("plain", "html"))
-    except Exception:
-        part = None
-    if part is None:
-        return ""
-    payload = part.get_payload(decode=True) or b""
-    charset = part.get_content_charset()
-    if charset is None and re.search(rb"[\x80-\xff]", payload):
-        # Most ccert_zh mail is GB2312 with no charset declared; the email
-        # package would decode it as ASCII and keep none of the Chinese.
-        text = payload.decode("gb18030", errors="replace")
-    else:
-        try:
-            text = part.get_content()
-        except Exception:  # unknown charset names, broken encodings
-            text = payload.decode("latin-1")
-    return TAG.sub(" ", text) if part.get_content_subtype() == "html" else text
-
-
-def tokenize(text: str) -> list[str]:
-    """jieba words for Han runs, the default token pattern elsewhere; as that
-    pattern does, words of one character are dropped."""
-    import jieba
-
-    words = []
-    for number, piece in enumerate(HAN_RUN.split(text)):
-        if number % 2:
-            words += [word for word in jieba.lcut(piece) if len(word) >= 2]
-        else:
-            words += DEFAULT_TOKEN.findall(piece)
-    return words
 
 
 def read_texts(paths: list[Path]) -> list[str]:
@@ -545,22 +487,9 @@ def report(rows, tools, cells, versions, skipped, command, seconds) -> str:
         f"Machine: {machine()}; {tool_versions}. "
         f"Run {datetime.date.today().isoformat()}, {seconds / 60:.1f} minutes in all.",
         "",
-        "Reproduce with:",
-        "",
-        "```",
-        command,
-        "```",
+        *reproduce(command),
     ]
     return "\n".join(parts)
-
-
-def write_section(text: str) -> None:
-    current = BENCHMARKS.read_text() if BENCHMARKS.exists() else NEW_BENCHMARKS
-    if START not in current or END not in current:
-        current = current.rstrip("\n") + f"\n\n{START}\n{END}\n"
-    before, rest = current.split(START, 1)
-    _, after = rest.split(END, 1)
-    BENCHMARKS.write_text(f"{before}{START}\n{text}\n{END}{after}")
 
 
 def parse_arguments(argv=None):
@@ -592,10 +521,7 @@ def main(argv=None) -> None:
                 cells[(corpus, headers, tool)] = "skipped" if tool in skipped else run_tool(tool, layout, headers)
             shutil.rmtree(root)
     text = report(rows, tools, cells, versions, skipped, command, time.perf_counter() - started)
-    print(text)
-    if arguments.write:
-        write_section(text)
-        print(f"wrote {BENCHMARKS}", file=sys.stderr)
+    publish("compare", text, arguments.write)
 
 
 if __name__ == "__main__":

@@ -79,11 +79,9 @@ sys.path[:0] = [str(BENCH), str(BENCH.parent)]
 import compare  # noqa: E402
 import corpora  # noqa: E402
 import synthetic  # noqa: E402
+from benchmarks_file import publish, reproduce  # noqa: E402
 
 ROOT = BENCH.parent
-BENCHMARKS = ROOT / "BENCHMARKS.md"
-START = "<!-- perf:start -->"
-END = "<!-- perf:end -->"
 
 MEASURES = ["train-en", "train-zh", "model-size", "cold-en", "cold-zh", "serve", "bulk-en", "bulk-zh",
             "cold-size", "train-memory", "merge", "scale"]
@@ -997,22 +995,9 @@ def report(bench: Bench, results: list[Result], command: str, seconds: float) ->
         f"Machine: {compare.machine()}; load average at the start {bench.load}; {versions}. "
         f"Run {datetime.date.today().isoformat()}, {seconds / 60:.1f} minutes in all.",
         "",
-        "Reproduce with:",
-        "",
-        "```",
-        command,
-        "```",
+        *reproduce(command),
     ]
     return "\n".join(parts)
-
-
-def write_section(text: str) -> None:
-    current = BENCHMARKS.read_text() if BENCHMARKS.exists() else compare.NEW_BENCHMARKS
-    if START not in current or END not in current:
-        current = current.rstrip("\n") + f"\n\n{START}\n{END}\n"
-    before, rest = current.split(START, 1)
-    _, after = rest.split(END, 1)
-    BENCHMARKS.write_text(f"{before}{START}\n{text}\n{END}{after}")
 
 
 def parse_arguments(argv=None):
@@ -1062,10 +1047,7 @@ def main(argv=None) -> None:
             print(f"kept {temporary}", file=sys.stderr)
         else:
             shutil.rmtree(temporary, ignore_errors=True)
-    print(text)
-    if arguments.write:
-        write_section(text)
-        print(f"wrote {BENCHMARKS}", file=sys.stderr)
+    publish("perf", text, arguments.write)
 
 
 if __name__ == "__main__":

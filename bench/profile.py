@@ -42,9 +42,6 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(_BENCH).parent
-BENCHMARKS = ROOT / "BENCHMARKS.md"
-START = "<!-- profile:start -->"
-END = "<!-- profile:end -->"
 
 
 def parse_arguments(argv=None):
@@ -133,16 +130,6 @@ def section(title: str, stats: pstats.Stats, seconds: float, count: int, checkou
     ])
 
 
-def write_section(text: str) -> None:
-    current = BENCHMARKS.read_text() if BENCHMARKS.exists() else \
-        "# Benchmarks\n\nMeasured accuracy and speed of spamnb and other filters.\n"
-    if START not in current or END not in current:
-        current = current.rstrip("\n") + f"\n\n{START}\n{END}\n"
-    before, rest = current.split(START, 1)
-    _, after = rest.split(END, 1)
-    BENCHMARKS.write_text(f"{before}{START}\n{text}\n{END}{after}")
-
-
 def main(argv=None) -> None:
     arguments = parse_arguments(argv)
     checkout = Path(arguments.checkout).resolve()
@@ -151,6 +138,7 @@ def main(argv=None) -> None:
     sys.path[:0] = [str(checkout), _BENCH]
     import compare
     import perf
+    from benchmarks_file import publish, reproduce
     from spamnb import cli
 
     temporary = Path(tempfile.mkdtemp(prefix="spamnb-profile-"))
@@ -187,16 +175,9 @@ def main(argv=None) -> None:
         "",
         f"Machine: {compare.machine()}. Run {datetime.date.today().isoformat()}.",
         "",
-        "Reproduce with:",
-        "",
-        "```",
-        command,
-        "```",
+        *reproduce(command),
     ])
-    print(text)
-    if arguments.write:
-        write_section(text)
-        print(f"wrote {BENCHMARKS}", file=sys.stderr)
+    publish("profile", text, arguments.write)
 
 
 if __name__ == "__main__":

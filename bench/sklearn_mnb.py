@@ -10,68 +10,18 @@ pickle, as such a script would:
     .venv/bin/python bench/sklearn_mnb.py classify --model M.pickle [--list FILE] [MESSAGE ...]
 
 The lists hold one message path a line.  classify prints "PATH<TAB>P(spam)".
-The functions are copied from compare.py rather than imported, so that a
-cold run pays only for what the script itself needs.
+The reading is bench/sklearn_text.py's, as compare.py's runner uses it; that
+module needs only the standard library, so a cold run pays only for what
+the script itself needs.
 """
 
 from __future__ import annotations
 
 import argparse
-import email
-import email.policy
 import pickle
-import re
 import sys
 
-HAN_RUN = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)")
-DEFAULT_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # CountVectorizer's default token_pattern
-TAG = re.compile(r"<[^>]*>")
-
-
-def message_text(data: bytes) -> str:
-    message = email.message_from_bytes(data, policy=email.policy.default)
-    return " ".join([header_text(message, "subject"), header_text(message, "from"), body_text(message)])
-
-
-def header_text(message, name: str) -> str:
-    try:
-        return str(message.get(name, ""))
-    except Exception:
-        return ""
-
-
-def body_text(message) -> str:
-    try:
-        part = message.get_body(preferencelist=("plain", "html"))
-    except Exception:
-        part = None
-    if part is None:
-        return ""
-    payload = part.get_payload(decode=True) or b""
-    charset = part.get_content_charset()
-    if charset is None and re.search(rb"[\x80-\xff]", payload):
-        text = payload.decode("gb18030", errors="replace")
-    else:
-        try:
-            text = part.get_content()
-        except Exception:
-            text = payload.decode("latin-1")
-    return TAG.sub(" ", text) if part.get_content_subtype() == "html" else text
-
-
-def tokenize(text: str) -> list[str]:
-    words = []
-    for number, piece in enumerate(HAN_RUN.split(text)):
-        if number % 2:
-            import jieba
-            import logging
-
-            jieba.setLogLevel(logging.WARNING)
-            words += [word for word in jieba.lcut(piece) if len(word) >= 2]
-        else:
-            words += DEFAULT_TOKEN.findall(piece)
-    return words
-
+from sklearn_text import message_text, tokenize
 
 def read_list(path: str) -> list[str]:
     with open(path) as lines:
