@@ -47,6 +47,8 @@ def parse_classify(args: list[str]) -> dict | None:
             key = {"--format": "format", "--jobs": "jobs", "-j": "jobs", "--server": "server"}.get(name, "model")
             if key == "format" and value not in _FORMATS:
                 return None  # the CLI says what is wrong
+            if key in ("model", "server") and os.path.isdir(value):
+                return None  # click refuses a directory here as a usage error
             if key == "jobs":
                 if not value.isdigit() or int(value) < 1:
                     return None

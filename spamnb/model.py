@@ -174,6 +174,10 @@ class Model(Scorer):
         if (order != np.arange(len(order))).any():
             counts = self._counts = counts.take(order)
             keys = keys[order]
+        if len(keys) > 1 and (keys[1:] == keys[:-1]).any():
+            at = int(np.flatnonzero(keys[1:] == keys[:-1])[0])
+            # A model with two equal keys could be written but never loaded again.
+            raise ValueError(f"tokens {counts.tokens[at]!r} and {counts.tokens[at + 1]!r} share a key")
         computed = log_odds_weights(counts, self.options.event_model, self.options.alpha,
                                     self.options.robinson)
         if not (np.isfinite(computed.weights).all() and np.isfinite(computed.bias)):
@@ -214,8 +218,10 @@ class Model(Scorer):
         meta = model_file.meta
         try:
             model = cls(None, options_from_meta(meta), Cutoffs(**meta["cutoffs"]), meta)  # type: ignore[arg-type]
-            model._file = model_file
-            model._sections = {name: model_file.array(name) for name in meta["sections"]}
+            # Copied out of the mapping: a long-lived reader (serve) must not
+            # see, or die of (SIGBUS), a file rewritten in place by `cp`.
+            model._sections = {name: np.array(model_file.array(name)) for name in meta["sections"]}
+            model._file_size = model_file.size
             model.bias = float(meta["bias"])
             model._messages = np.array(meta["messages"], dtype=np.int64)
             model._check_structure()
@@ -368,7 +374,7 @@ class Model(Scorer):
             "created": self.meta.get("created"),
             "updated": self.meta.get("updated"),
             "learned_digests": len(self._sections.get("digests", ())),
-            "file_bytes": self._file.size if self._file is not None else None,
+            "file_bytes": getattr(self, "_file_size", None),
         }
 
     def top_tokens(self, n: int, spam: bool = True) -> list[dict]:

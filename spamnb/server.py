@@ -87,6 +87,14 @@ class Client:
         except OSError as error:
             sock.close()
             raise ServerError(_unreachable(socket_path, error)) from None
+        # The server checks who connects; the client checks who answers.
+        # Another user who got to the socket path first (say /tmp/spamnb-UID
+        # after a reboot) must not read our mail or choose its verdicts.
+        owner = _peer_uid(sock)
+        if owner is not None and owner != os.geteuid():
+            sock.close()
+            raise ServerError(f"the server at {socket_path} runs as uid {owner}, not as you "
+                              f"(uid {os.geteuid()}); refusing to send it mail")
         self._sock = sock
         self._replies = sock.makefile("rb")
 
@@ -181,6 +189,15 @@ def _cutoffs(spam: float, ham: float):
         return Cutoffs(spam=spam, ham=ham)
     except ValueError as error:
         raise OptionError(str(error)) from None
+
+
+def _peer_uid(sock) -> int | None:
+    """The uid of the process at the other end of a Unix socket (None where
+    the system cannot say)."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return None
+    credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", credentials)[1]
 
 
 def _unreachable(path: str, error: OSError) -> str:

@@ -95,6 +95,11 @@ def import_(stream: IO[str]) -> Model:
             raise InputError(f"export line {number} is malformed ({error})") from None
     if settings is None:
         raise InputError("the export has no '# settings' line")
+    if len(set(tokens)) != len(tokens):
+        seen: set[str] = set()
+        repeated = next(token for token in tokens if token in seen or seen.add(token))
+        raise InputError(f"the export lists token {repeated!r} more than once; "
+                         "each token must be on one line")
     if settings.get("tokenizer_version") != TOKENIZER_VERSION:
         raise InputError(f"the export was made by tokenizer version {settings.get('tokenizer_version')}; "
                          f"this spamnb is version {TOKENIZER_VERSION}: retrain instead")

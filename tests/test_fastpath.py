@@ -41,7 +41,9 @@ def test_fast_path_errors_and_stdin_match_the_full_cli(sample_model, tmp_path):
     for args, data in ((["classify", "--model", sample_model, "-"], message),
                        (["classify", "--model", sample_model, "--exit-code"], message),
                        (["classify", "--model", tmp_path / "missing.spamnb", "-"], message),
-                       (["classify", "--model", sample_model, tmp_path / "nothing-here"], None)):
+                       (["classify", "--model", sample_model, tmp_path / "nothing-here"], None),
+                       (["classify", "--model", tmp_path, "-"], message),  # a directory: usage error
+                       (["classify", "--server", tmp_path, "-"], message)):
         fast, full = run_spamnb(*args, input=data), full_cli(*args, input=data)
         assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), args
 

@@ -1,6 +1,8 @@
 """Living in the mail flow: learn/forget/relabel, and filter mode."""
 
 import json
+import os
+import shutil
 
 import numpy as np
 
@@ -134,6 +136,26 @@ def test_on_error_learns_only_what_the_model_gets_wrong(tmp_path, sample_model):
         (folder / path.name).write_bytes(path.read_bytes() + b"\nP.S. fresh copy\n")
     result = run_spamnb("learn", "--on-error", "--ham", folder, "--model", model)
     assert result.returncode == 0 and b"already classified right" in result.stdout
+
+
+def test_an_export_listing_a_token_twice_is_refused(tmp_path, sample_model):
+    exported = tmp_path / "e.tsv"
+    run_spamnb("export", exported, "--model", sample_model)
+    lines = exported.read_text(encoding="utf-8").splitlines(keepends=True)
+    exported.write_text("".join(lines + [lines[-1]]), encoding="utf-8")  # the last token again
+    result = run_spamnb("import", exported, "--model", tmp_path / "m.spamnb")
+    assert result.returncode == 4 and b"more than once" in result.stderr
+    assert not (tmp_path / "m.spamnb").exists()
+
+
+def test_a_loaded_model_survives_its_file_rewritten_in_place(tmp_path, sample_model):
+    copy = tmp_path / "m.spamnb"
+    shutil.copy(sample_model, copy)
+    model = Model.load(copy)
+    message = b"Subject: hello\n\nmeeting notes attached\n"
+    before = model.score_message(message)
+    os.truncate(copy, 0)  # `cp` over it, half way
+    assert model.score_message(message) == before
 
 
 def test_export_import_round_trip_is_exact(tmp_path, sample_model):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE, run_spamnb
+from spamnb.errors import ServerError
 from spamnb.server import HEADER, Client
 from spamnb.sources import MAX_MESSAGE_BYTES
 
@@ -270,3 +271,43 @@ def test_reloads_after_learn_and_keeps_the_old_model_when_the_new_is_broken(tmp_
             assert client.score(ham) == after
     finally:
         assert running.stop() == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to become another user (CI runs as root)")
+def test_the_client_refuses_a_server_of_another_user():
+    # Someone else listening where our server should be must not get our mail.
+    directory = Path(tempfile.mkdtemp(dir="/tmp"))  # not under pytest's 0700 tmp: nobody must reach it
+    os.chmod(directory, 0o777)
+    path = directory / "impostor.sock"
+    ready_read, ready_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the impostor: nobody, answering "ham" to anything
+        try:
+            os.close(ready_read)
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind(str(path))
+            os.chmod(path, 0o666)
+            listener.listen(1)
+            os.write(ready_write, b"listening")
+            connection, _ = listener.accept()
+            connection.recv(65536)
+            connection.sendall(b'{"label": "ham"}\n')
+            connection.close()
+        except BaseException as error:  # noqa: BLE001 -- reported to the parent
+            os.write(ready_write, f"failed {error}".encode())
+        finally:
+            os._exit(0)
+    os.close(ready_write)
+    try:
+        said = os.read(ready_read, 200)
+        assert said == b"listening", said
+        with pytest.raises(ServerError, match="runs as uid 65534, not as you"):
+            Client(str(path))
+    finally:
+        os.close(ready_read)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        shutil.rmtree(directory, ignore_errors=True)

@@ -109,7 +109,8 @@ def test_url_host_is_urlsplits_hostname():
     for url in ["http://[::1]:80/x", "http://[bad/x", "http://a.com", "//scheme.rel/x", "http:x.com",
                 "a:b://h", "http://u:p@h.com:8080/", "http://h.com%zone", "http://\x01h.com", "javascript:void(0)",
                 "cid:abc@x", "ftp://ftp.x.org/", "http://a b.com/", "http://.x.com.", "http://h?x", "http://h#f",
-                "http://[::1", "/relative/path", "", "http://", "https://例子.测试/", "foo//bar:x"]:
+                "http://[::1", "/relative/path", "", "http://", "https://例子.测试/", "foo//bar:x",
+                "http://a＃b.com/", "http://a／b.com/", "http://a℀b.com/", "http://ｅｘａｍｐｌｅ.com/"]:
         try:
             expected = urlsplit(url).hostname or ""
         except ValueError:
