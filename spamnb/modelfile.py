@@ -187,6 +187,7 @@ def atomic_write(path: str | os.PathLike, chunks) -> None:
             raise ModelError(f"cannot write model {path}: {error.strerror or error}; "
                              "the previous model, if any, is unchanged") from None
         raise
+    _sweep_stale_temporaries(path)
     try:
         directory_fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -197,6 +198,32 @@ def atomic_write(path: str | os.PathLike, chunks) -> None:
         pass
     finally:
         os.close(directory_fd)
+
+
+# A writer killed by SIGKILL (or a power cut) leaves its temporary file; a
+# write still in progress is seconds old.  An hour is far past any write.
+STALE_TEMPORARY_SECONDS = 3600
+
+
+def _sweep_stale_temporaries(path) -> None:
+    """Remove `.MODEL.*.tmp` files that killed writers left beside `path`."""
+    import time
+
+    directory, name = os.path.split(os.fspath(path))
+    prefix = f".{name}."
+    try:
+        entries = list(os.scandir(directory or "."))
+    except OSError:
+        return
+    for entry in entries:
+        if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and \
+                    time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMPORARY_SECONDS:
+                os.unlink(entry.path)
+        except OSError:
+            pass  # someone else's file, or already gone: not ours to worry about
 
 
 class locked:

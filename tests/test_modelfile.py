@@ -2,6 +2,7 @@
 
 import os
 import struct
+import time
 
 import numpy as np
 import pytest
@@ -170,3 +171,19 @@ def test_missing_model_is_a_model_error(tmp_path):
 def test_prefix_layout_is_stable():
     # Readers in other languages rely on this: magic, version, flags, lengths, CRCs.
     assert PREFIX.size == 32 and modelfile.MAGIC == b"SPAMNB\x1a\n"
+
+
+def test_writing_sweeps_temporary_files_that_killed_writers_left(tmp_path):
+    path = tmp_path / "m.spamnb"
+    stale, fresh, other = (tmp_path / ".m.spamnb.abc123.tmp", tmp_path / ".m.spamnb.def456.tmp",
+                           tmp_path / ".other.spamnb.abc123.tmp")
+    for leftover in (stale, fresh, other):
+        leftover.write_bytes(b"half a model")
+    two_hours_ago = time.time() - 7200
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+    os.utime(other, (two_hours_ago, two_hours_ago))
+    small_model().save(path)
+    assert not stale.exists()  # a killed writer's, long ago
+    assert fresh.exists()  # perhaps a writer at work right now
+    assert other.exists()  # another model's
+    assert Model.load(path).lookup("cheap") is not None
