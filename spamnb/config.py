@@ -24,8 +24,6 @@ surprise and the command line always wins.
 from __future__ import annotations
 
 import os
-import tomllib
-from pathlib import Path
 
 from .errors import OptionError
 
@@ -35,19 +33,37 @@ _PARAMETER = {"model": "model_path", "header": "header_name", "headers": "header
 _ENV_KEYS = ("model", "spam-cutoff", "ham-cutoff", "header", "headers", "event-model", "alpha", "format")
 
 
-def config_path(explicit: str | None) -> Path | None:
+# Strings and os.path, and tomllib only when there is a file to read: the
+# entry point's fast path asks `in_effect()` at every start (fastpath.py).
+
+
+def _environment_name(key: str) -> str:
+    return "SPAMNB_" + key.upper().replace("-", "_")
+
+
+def config_path(explicit: str | None) -> str | None:
     if explicit:
-        return Path(explicit).expanduser()
+        return os.path.expanduser(explicit)
     if os.environ.get("SPAMNB_CONFIG"):
-        return Path(os.environ["SPAMNB_CONFIG"]).expanduser()
+        return os.path.expanduser(os.environ["SPAMNB_CONFIG"])
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    path = Path(base) / "spamnb" / "config.toml"
-    return path if path.is_file() else None
+    path = os.path.join(base, "spamnb", "config.toml")
+    return path if os.path.isfile(path) else None
 
 
-def load(path: Path | None) -> dict:
+def in_effect(environ=os.environ) -> bool:
+    """Whether settings beyond the command line would apply: a config file, or
+    a SPAMNB_* variable other than SPAMNB_MODEL (which is read where the
+    model path is resolved, by every entry point alike)."""
+    return config_path(None) is not None or any(
+        _environment_name(key) in environ for key in _ENV_KEYS if key != "model")
+
+
+def load(path: str | None) -> dict:
     if path is None:
         return {}
+    import tomllib
+
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
@@ -61,7 +77,7 @@ def default_map(commands: dict, settings: dict, environ=os.environ) -> dict:
     """click's default_map for each command from the file's settings and the environment."""
     common = {key: value for key, value in settings.items() if not isinstance(value, dict)}
     for key in _ENV_KEYS:
-        value = environ.get("SPAMNB_" + key.upper().replace("-", "_"))
+        value = environ.get(_environment_name(key))
         if value is not None and key != "model":  # SPAMNB_MODEL is read where the path is resolved
             common[key] = value
     result: dict = {}

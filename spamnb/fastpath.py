@@ -20,9 +20,6 @@ import os
 import sys
 
 _FORMATS = ("text", "tsv", "json", "jsonl")
-# Settings the CLI reads from the environment (config._ENV_KEYS, minus model).
-_ENV_SETTINGS = ("SPAMNB_SPAM_CUTOFF", "SPAMNB_HAM_CUTOFF", "SPAMNB_HEADER", "SPAMNB_HEADERS",
-                 "SPAMNB_EVENT_MODEL", "SPAMNB_ALPHA", "SPAMNB_FORMAT", "SPAMNB_CONFIG")
 
 
 def parse_classify(args: list[str]) -> dict | None:
@@ -66,13 +63,6 @@ def parse_classify(args: list[str]) -> dict | None:
     return wanted
 
 
-def _settings_apply() -> bool:
-    if any(name in os.environ for name in _ENV_SETTINGS):
-        return True
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.isfile(os.path.join(base, "spamnb", "config.toml"))
-
-
 def classify(wanted: dict) -> int:
     from .classify import classify_paths
     from .paths import default_model_path
@@ -97,7 +87,9 @@ def classify(wanted: dict) -> int:
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     wanted = parse_classify(args)
-    if wanted is None or _settings_apply():
+    from .config import in_effect
+
+    if wanted is None or in_effect():
         from .cli import main as full_main
 
         full_main(args)
