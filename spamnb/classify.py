@@ -58,11 +58,14 @@ class _Scoring:
 
     def add(self, origin: str, data: bytes) -> None:
         if self.jobs <= 1:
-            self.done(origin, self.scorer.score_message(data, explain=self.explain, cutoffs=self.cutoffs))
+            self._score_here(origin, data)
             return
         self.batch.append((origin, data))
         if len(self.batch) >= BATCH_MESSAGES:
             self._send()
+
+    def _score_here(self, origin: str, data: bytes) -> None:
+        self.done(origin, self.scorer.score_message(data, explain=self.explain, cutoffs=self.cutoffs))
 
     def _send(self) -> None:
         if self.pool is None:
@@ -87,7 +90,7 @@ class _Scoring:
     def finish(self) -> None:
         if self.pool is None:  # fewer than a batch: not worth a fork
             for origin, data in self.batch:
-                self.done(origin, self.scorer.score_message(data, explain=self.explain, cutoffs=self.cutoffs))
+                self._score_here(origin, data)
             self.batch = []
             return
         if self.batch:

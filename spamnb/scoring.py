@@ -179,8 +179,7 @@ class WeightTable:
 
     def _check(self, block: int) -> None:
         start, end = block * self._block, min((block + 1) * self._block, len(self._keys))
-        crc = zlib.crc32(self._raw_keys[8 * start:8 * end])
-        if zlib.crc32(self._raw_weights[4 * start:4 * end], crc) != self._crcs[block]:
+        if block_crc(self._raw_keys, self._raw_weights, start, end) != self._crcs[block]:
             from .errors import ModelError
 
             raise ModelError(f"{self._where} is corrupt (checksum mismatch in block {block}); "
@@ -209,11 +208,15 @@ class WeightTable:
         return weight
 
 
+def block_crc(keys, weights, start: int, end: int) -> int:
+    """CRC-32 of entries start..end: their 8-byte keys, then their 4-byte weights."""
+    return zlib.crc32(weights[4 * start:4 * end], zlib.crc32(keys[8 * start:8 * end]))
+
+
 def block_crcs(keys: bytes, weights: bytes, block_size: int) -> list[int]:
-    """CRC-32 of each block's keys then weights, as WeightTable checks them."""
+    """block_crc of each block, as WeightTable checks them."""
     count = len(keys) // 8
-    return [zlib.crc32(weights[4 * start:4 * min(start + block_size, count)],
-                       zlib.crc32(keys[8 * start:8 * min(start + block_size, count)]))
+    return [block_crc(keys, weights, start, min(start + block_size, count))
             for start in range(0, count, block_size)]
 
 
