@@ -23,7 +23,7 @@ from .errors import ModelError
 from .modelfile import BLOCK_KEYS, FORMAT_VERSION, check_u4, read_model, write_model
 from .calibration import fit_platt, tune_cutoffs
 from .options import TrainOptions
-from .scorer import SCORING_SECTIONS, Scorer, check_tokenizer_version, options_from_meta
+from .scorer import SCORING_SECTIONS, Scorer, check_tokenizer_version, options_from_meta, options_to_meta
 from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs
 from .tokens import TOKENIZER_VERSION
 from .weights import log_odds_weights, presence_scoring, select_features, token_weights
@@ -267,10 +267,7 @@ class Model(Scorer):
             "format": "spamnb-model", "format_version": FORMAT_VERSION, "spamnb": __version__,
             "tokenizer_version": TOKENIZER_VERSION,
             "created": meta.get("created", now), "updated": now,
-            "event_model": self.options.event_model, "alpha": self.options.alpha,
-            "tokenizer": self.options.tokenizer.to_dict(), "robinson": self.options.robinson,
-            "normalize": self.options.normalize, "top_k": self.options.top_k, "chunk": self.options.chunk,
-            "min_df": self.options.min_df, "max_features": self.options.max_features,
+            **options_to_meta(self.options),
             "messages": [int(m) for m in self.messages], "bias": self.bias,
             "cutoffs": {"spam": self.cutoffs.spam, "ham": self.cutoffs.ham},
             "vocabulary": len(self._sections["weights"]),

@@ -22,6 +22,14 @@ from .tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens
 SCORING_SECTIONS = ("keys", "weights", "block_first", "block_crcs")
 
 
+def options_to_meta(options: TrainOptions) -> dict:
+    """The options as a model file's metadata and an export's settings line store them."""
+    return {"event_model": options.event_model, "alpha": options.alpha,
+            "tokenizer": options.tokenizer.to_dict(), "robinson": options.robinson,
+            "normalize": options.normalize, "top_k": options.top_k, "chunk": options.chunk,
+            "min_df": options.min_df, "max_features": options.max_features}
+
+
 def options_from_meta(meta: dict) -> TrainOptions:
     return TrainOptions(
         event_model=meta["event_model"], alpha=float(meta["alpha"]),

@@ -19,6 +19,7 @@ from .counts import HAM, SPAM, TokenCounts
 from .errors import InputError, ModelError
 from .model import Model
 from .options import TrainOptions
+from .scorer import options_to_meta
 from .scoring import Cutoffs
 from .tokens import TOKENIZER_VERSION, TokenizerOptions
 
@@ -51,10 +52,7 @@ def export(model: Model, stream: IO[str]) -> int:
     counts = model.counts
     options = model.options
     settings = {
-        "event_model": options.event_model, "alpha": options.alpha, "robinson": options.robinson,
-        "normalize": options.normalize, "top_k": options.top_k, "chunk": options.chunk,
-        "min_df": options.min_df, "max_features": options.max_features,
-        "tokenizer": options.tokenizer.to_dict(), "tokenizer_version": TOKENIZER_VERSION,
+        **options_to_meta(options), "tokenizer_version": TOKENIZER_VERSION,
         "messages": {"spam": int(counts.messages[SPAM]), "ham": int(counts.messages[HAM])},
         "cutoffs": {"spam": model.cutoffs.spam, "ham": model.cutoffs.ham},
         "calibration": model.meta.get("calibration"),
