@@ -14,7 +14,7 @@ import os
 
 from .errors import ModelError
 from .message import decode_message
-from .modelfile import ModelFile, read_model
+from .modelfile import read_model
 from .options import TrainOptions, presence_scoring
 from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_tokens
 from .tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens
@@ -56,7 +56,6 @@ class Scorer:
         self.meta = dict(meta or {})
         self.bias: float = float(self.meta.get("bias", 0.0))
         self._table: WeightTable | None = None
-        self._file: ModelFile | None = None
 
     @classmethod
     def open(cls, path: str | os.PathLike) -> "Scorer":
@@ -68,7 +67,6 @@ class Scorer:
             check_tokenizer_version(meta)
             for name in ("block_first", "block_crcs"):  # small: checked whole
                 model_file.check_section(name)
-            scorer._file = model_file
             scorer._table = WeightTable(*(model_file.stored(name) for name in SCORING_SECTIONS),
                                         block_size=int(meta["block_size"]), where=f"model {path}")
         except (KeyError, TypeError, ValueError, IndexError) as error:
