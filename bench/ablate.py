@@ -80,12 +80,13 @@ VARIANTS = {
     "alpha=0.5": ({}, {"alpha": 0.5}, None),
 }
 def _variant(name: str):
-    """A named variant, or a setting: alpha=X, robinson=S, normalize=none|sqrt|mean,
+    """A named variant, or a setting: alpha=X, robinson=S, min-strength=X, normalize=none|sqrt|mean,
     top-k=K, bigrams, min-word-length=N, max-word-length=N."""
     if name in VARIANTS:
         return VARIANTS[name]
     key, _, value = name.partition("=")
-    if key in ("alpha", "robinson"):
+    if key in ("alpha", "robinson", "min-strength"):
+        key = key.replace("-", "_")
         return {}, {key: float(value)}, None
     if key == "normalize":
         return {}, {"normalize": value}, None

@@ -55,7 +55,7 @@ import corpora  # noqa: E402
 from benchmarks_file import publish, reproduce  # noqa: E402
 from sklearn_text import message_text, tokenize  # noqa: E402
 
-from spamnb.metrics import one_minus_roca_percent  # noqa: E402
+from spamnb.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -88,11 +88,18 @@ class Layout:
 @dataclass
 class Result:
     roca: float
+    scores: list[float]
     labels: list[int]
     verdicts: list[str]
     train_seconds: float
     classify_seconds: float
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def caught_at_best_cutoff(self) -> float:
+        """Spam % at or above the best cutoff that calls at most 0.1 % of the ham
+        spam: what acceptance 2 of issue 3 asks of the cutoffs, at its best."""
+        return 100.0 - miss_at_fpr(self.labels, self.scores, 0.001)
 
     def share(self, label: int, verdict: str) -> float:
         of_class = [v for lab, v in zip(self.labels, self.verdicts) if lab == label]
@@ -224,7 +231,7 @@ def score_result(layout, by_name, neutral, train_seconds, classify_seconds, note
     if missing:
         notes = notes + [f"{missing} test messages unscored (counted as unsure, neutral score)"]
     roca = one_minus_roca_percent(layout.test_labels, scores)
-    return Result(roca, layout.test_labels, verdicts, train_seconds, classify_seconds, notes)
+    return Result(roca, scores, layout.test_labels, verdicts, train_seconds, classify_seconds, notes)
 
 
 # -------------------------------------------------------------- bogofilter
@@ -405,18 +412,18 @@ def cell_text(cell, show) -> str:
 
 def detail_table(rows, tools, cells) -> str:
     lines = ["| corpus | headers | tool | 1-ROCA % | ham as spam % | spam as spam % | "
-             "unsure % (ham / spam) | train s | classify s |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+             "unsure % (ham / spam) | spam caught, best cutoff % | train s | classify s |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for corpus, headers in rows:
         for tool in tools:
             cell = cells[(corpus, headers, tool)]
             start = f"| {corpus} | {HEADER_TITLES[headers]} | {TOOL_TITLES[tool]} |"
             if not isinstance(cell, Result):
-                lines.append(start + f" {cell_text(cell, None)} | | | | | |")
+                lines.append(start + f" {cell_text(cell, None)} | | | | | | |")
                 continue
             lines.append(start + f" {cell.roca:.3f} | {cell.share(0, 'spam'):.2f} | {cell.share(1, 'spam'):.1f} | "
                          f"{cell.share(0, 'unsure'):.1f} / {cell.share(1, 'unsure'):.1f} | "
-                         f"{cell.train_seconds:.1f} | {cell.classify_seconds:.1f} |")
+                         f"{cell.caught_at_best_cutoff:.1f} | {cell.train_seconds:.1f} | {cell.classify_seconds:.1f} |")
     return "\n".join(lines)
 
 

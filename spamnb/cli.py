@@ -98,6 +98,9 @@ def training_options(function):
                      help="Give no weight to tokens seen in fewer than N training messages."),
         click.option("--max-features", type=click.IntRange(0), default=None,
                      help="Keep only the N tokens with the highest information gain; 0: all."),
+        click.option("--min-strength", type=click.FloatRange(0, 1e6), default=None,
+                     help=f"Give no weight to tokens whose log-odds weight |λ| is below X "
+                     f"[default: {DEFAULTS.min_strength:g}; 0: every token counts]."),
         click.option("--fold-variants/--no-fold-variants", default=None,
                      help="Fold Traditional Chinese and spam homoglyphs to Simplified."),
         click.option("--bigrams/--no-bigrams", default=None,
@@ -115,7 +118,7 @@ def training_options(function):
 
 
 def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                   fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords):
+                   min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords):
     """TrainOptions from the command line; unset options take the library's defaults."""
     from . import stopwords as stopword_lists
     from .tokens import TokenizerOptions
@@ -136,7 +139,8 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
             event_model=event_model, alpha=given(alpha, defaults.alpha), tokenizer=tokenizer,
             robinson=given(robinson, defaults.robinson), normalize=given(normalize, defaults.normalize),
             top_k=given(top_k, defaults.top_k), chunk=given(chunk, defaults.chunk),
-            min_df=given(min_df, defaults.min_df), max_features=given(max_features, defaults.max_features))
+            min_df=given(min_df, defaults.min_df), max_features=given(max_features, defaults.max_features),
+            min_strength=given(min_strength, defaults.min_strength))
     except ValueError as error:
         raise OptionError(str(error)) from None
 
@@ -163,7 +167,7 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
                    "spamnb[dask] here and on the workers).  The model is the same as a local run's.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
-          chunk, min_df, max_features, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords,
+          chunk, min_df, max_features, min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords,
           spam_cutoff, ham_cutoff, jobs, scheduler, quiet):
     """Train a model from labelled mail and write it.
 
@@ -191,7 +195,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     if not spam_paths or not ham_paths:
         raise OptionError("need spam and ham: give FOLDER (with spam/ and ham/) or --spam PATH and --ham PATH")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
+                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
     try:
         cutoffs = None
         if spam_cutoff is not None or ham_cutoff is not None:
@@ -376,7 +380,7 @@ def serve(socket_path, model_path):
 @model_option
 @training_options
 def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, max_fpr, max_fnr, model_path,
-             event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, fold_variants,
+             event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, fold_variants,
              bigrams, headers_spec, stopwords_file, no_stopwords):
     """Measure accuracy on labelled mail the model is not trained on.
 
@@ -402,7 +406,7 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
+                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
     # Everything that can be checked is checked before the evaluation runs.
     if tune and online:
         raise OptionError("--tune needs calibrated scores: use --split or --folds, not --online")

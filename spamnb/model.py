@@ -76,7 +76,7 @@ def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[
         vocabulary -= int((~remaining).sum())
         ids, times, occurrences, documents = ids[remaining], times[remaining], occurrences[:, remaining], documents[:, remaining]
     weights, _ = token_weights(occurrences, documents, messages, totals, vocabulary,
-                               options.event_model, options.alpha, options.robinson)
+                               options.event_model, options.alpha, options.robinson, options.min_strength)
     if selected is not None:
         weights = np.where(selected[ids], weights, 0.0)
     x = np.ones_like(times) if presence_scoring(options.event_model) else times
@@ -130,7 +130,7 @@ def _leave_one_out_chunk(counts, documents, labels, options, selected) -> np.nda
     remaining = document_counts.sum(axis=0) > 0  # tokens only this message had leave V
     lost = np.bincount(message, weights=~remaining, minlength=len(bags)).astype(np.int64)
     weights, _ = token_weights(occurrences, document_counts, messages, totals, len(counts) - lost[message],
-                               options.event_model, options.alpha, options.robinson)
+                               options.event_model, options.alpha, options.robinson, options.min_strength)
     weights[~remaining] = 0.0
     if selected is not None:
         weights[~selected[ids]] = 0.0
@@ -179,7 +179,7 @@ class Model(Scorer):
             # A model with two equal keys could be written but never loaded again.
             raise ValueError(f"tokens {counts.tokens[at]!r} and {counts.tokens[at + 1]!r} share a key")
         computed = log_odds_weights(counts, self.options.event_model, self.options.alpha,
-                                    self.options.robinson)
+                                    self.options.robinson, self.options.min_strength)
         if not (np.isfinite(computed.weights).all() and np.isfinite(computed.bias)):
             raise ValueError("the weights are not finite numbers; is alpha reasonable?")
         weights = select_features(computed.weights, counts.documents, counts.messages,
@@ -323,7 +323,12 @@ class Model(Scorer):
         Bernoulli bias's absent-token sum is not recomputed per message: a
         change of one message in a sum over the whole vocabulary.)
         """
-        selected = np.asarray(self.weights != 0.0)  # the model's own feature selection
+        # The model's own feature selection.  Not `weights != 0`: a token too
+        # weak for min_strength in the whole model may be strong without this
+        # message, and leave-one-out recomputes its weight like any other.
+        counts = self.counts
+        selected = select_features(np.ones(len(counts)), counts.documents, counts.messages,
+                                   self.options.min_df, self.options.max_features) != 0.0
         raw = leave_one_out_raw_scores(self.counts, documents, labels, self.options, selected)
         scale, offset = fit_platt(raw, np.asarray(labels))
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(documents)}
@@ -362,6 +367,7 @@ class Model(Scorer):
             "robinson": self.options.robinson,
             "normalize": self.options.normalize,
             "top_k": self.options.top_k,
+            "min_strength": self.options.min_strength,
             "bigrams": tokenizer.bigrams,
             "calibration": self.meta.get("calibration"),
             "bias": self.bias,

@@ -24,9 +24,10 @@ class TrainOptions(Record):
     """Everything that shapes a model (the measured defaults, with why, below)."""
 
     __slots__ = ("event_model", "alpha", "tokenizer", "robinson", "normalize", "top_k", "chunk",
-                 "min_df", "max_features")
+                 "min_df", "max_features", "min_strength")
     _defaults = {"event_model": "mixed", "alpha": 0.1, "robinson": 0.0, "normalize": "mean",
-                 "top_k": 0, "chunk": 0, "min_df": 0, "max_features": 0}
+                 "top_k": 0, "chunk": 0, "min_df": 0, "max_features": 0,
+                 "min_strength": 2.0}
     _factories = {"tokenizer": TokenizerOptions}
     _frozen = True
 
@@ -72,6 +73,18 @@ class TrainOptions(Record):
     # 0.144 / 0.020, min-df 2 0.124 / 0.009, max-features 20,000 0.118 /
     # 0.008, Robinson 0.3 0.102 / 0.008, top-k 30 (α 0.5) 0.143 / 0.007.
     max_features: int
+    # Give no weight to tokens whose |λ| is below this (0: every token counts).
+    # The mean-normalised score is a mean over the tokens a message holds, and
+    # the many tokens that say little (|λ| < 2: a likelihood ratio under 7.4)
+    # pull every message toward the middle; SpamBayes and bogofilter ignore
+    # such a middle band of token probabilities alike.  10-fold CV inside the
+    # training part, content headers, spamassassin / ccert_zh, 2 against 0:
+    # 1-ROCA % 0.046 / 0.003 against 0.067 / 0.005; spam caught at 0.1 % ham
+    # loss, pooled over the folds, 95.33 / 99.39 % against 93.14 / 99.28 %.
+    # spamassassin with all headers: 0.028 against 0.047, 94.57 against 93.44 %.
+    # 1.5 gave 0.034 and 93.52 % (spamassassin, all headers); the acc
+    # branch's earlier runs put 2.5 behind 2 as well (93.67 against 95.18 %).
+    min_strength: float
 
     def _check(self):
         if self.event_model not in EVENT_MODELS:
@@ -82,5 +95,7 @@ class TrainOptions(Record):
             raise ValueError("the Robinson strength must be >= 0")
         if self.normalize not in NORMALIZE:
             raise ValueError(f"normalize must be one of {', '.join(NORMALIZE)}")
+        if not (self.min_strength >= 0 and math.isfinite(self.min_strength)):
+            raise ValueError("the minimum strength must be a finite number >= 0")
         if min(self.top_k, self.chunk, self.min_df, self.max_features) < 0:
             raise ValueError("top-k, chunk, min-df and max-features must be >= 0")

@@ -27,7 +27,8 @@ def options_to_meta(options: TrainOptions) -> dict:
     return {"event_model": options.event_model, "alpha": options.alpha,
             "tokenizer": options.tokenizer.to_dict(), "robinson": options.robinson,
             "normalize": options.normalize, "top_k": options.top_k, "chunk": options.chunk,
-            "min_df": options.min_df, "max_features": options.max_features}
+            "min_df": options.min_df, "max_features": options.max_features,
+            "min_strength": options.min_strength}
 
 
 def options_from_meta(meta: dict) -> TrainOptions:
@@ -36,7 +37,9 @@ def options_from_meta(meta: dict) -> TrainOptions:
         tokenizer=TokenizerOptions.from_dict(meta["tokenizer"]),
         robinson=float(meta.get("robinson", 0.0)), normalize=meta.get("normalize", "none"),
         top_k=int(meta.get("top_k", 0)), chunk=int(meta.get("chunk", 0)),
-        min_df=int(meta.get("min_df", 0)), max_features=int(meta.get("max_features", 0)))
+        min_df=int(meta.get("min_df", 0)), max_features=int(meta.get("max_features", 0)),
+        # Models written before the option existed weighed every token.
+        min_strength=float(meta.get("min_strength", 0.0)))
 
 
 def check_tokenizer_version(meta: dict) -> None:

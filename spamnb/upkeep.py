@@ -18,10 +18,9 @@ import numpy as np
 from .counts import HAM, SPAM, TokenCounts
 from .errors import InputError, ModelError
 from .model import Model
-from .options import TrainOptions
-from .scorer import options_to_meta
+from .scorer import options_from_meta, options_to_meta
 from .scoring import Cutoffs
-from .tokens import TOKENIZER_VERSION, TokenizerOptions
+from .tokens import TOKENIZER_VERSION
 
 HEADER = "# spamnb export 1"
 COLUMNS = "token\tspam_count\tham_count\tspam_messages\tham_messages\tlast_seen"
@@ -106,11 +105,7 @@ def import_(stream: IO[str]) -> Model:
         tokens, np.vstack([table[:, 1], table[:, 0]]), np.vstack([table[:, 3], table[:, 2]]),
         np.array([settings["messages"]["ham"], settings["messages"]["spam"]]), table[:, 4])
     counts.learned = learned
-    options = TrainOptions(
-        event_model=settings["event_model"], alpha=settings["alpha"], robinson=settings["robinson"],
-        normalize=settings["normalize"], top_k=settings["top_k"], chunk=settings["chunk"],
-        min_df=settings["min_df"], max_features=settings["max_features"],
-        tokenizer=TokenizerOptions.from_dict(settings["tokenizer"]))
+    options = options_from_meta(settings)
     model = Model.from_counts(counts, options, Cutoffs(**settings["cutoffs"]))
     if settings.get("calibration"):
         model.meta["calibration"] = settings["calibration"]

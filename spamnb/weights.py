@@ -108,8 +108,13 @@ def shrink_rare(weights: np.ndarray, evidence: np.ndarray, strength: float) -> n
 
 
 def token_weights(occurrences, documents, messages, totals, vocabulary, event_model, alpha,
-                  robinson=0.0) -> tuple[np.ndarray, np.ndarray | None]:
-    """λ for the given token columns, and the Bernoulli absent-token terms (else None)."""
+                  robinson=0.0, min_strength=0.0) -> tuple[np.ndarray, np.ndarray | None]:
+    """λ for the given token columns, and the Bernoulli absent-token terms (else None).
+
+    A λ with |λ| below `min_strength` is set to 0, which scoring skips.  Being
+    part of the formula, it applies alike to the whole model and to counts
+    with one message taken out (leave-one-out, online evaluation).
+    """
     log_present, log_absent = feature_log_prob(occurrences, documents, messages, totals,
                                                vocabulary, event_model, alpha)
     weights = log_present[SPAM] - log_present[HAM]
@@ -117,15 +122,20 @@ def token_weights(occurrences, documents, messages, totals, vocabulary, event_mo
     if log_absent is not None:
         absent = log_absent[SPAM] - log_absent[HAM]
         weights = weights - absent
-    return shrink_rare(weights, documents.sum(axis=0), robinson), absent
+    weights = shrink_rare(weights, documents.sum(axis=0), robinson)
+    if min_strength > 0:
+        weights = np.where(np.abs(weights) >= min_strength, weights, 0.0)
+    return weights, absent
 
 
-def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float, robinson: float = 0.0) -> Weights:
+def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float, robinson: float = 0.0,
+                     min_strength: float = 0.0) -> Weights:
     """λ and b of the formulas above, vectorised over the vocabulary."""
     check_trainable(counts)
     occurrences = counts.occurrences
     weights, absent = token_weights(occurrences, counts.documents, counts.messages,
-                                    occurrences.sum(axis=1), len(counts), event_model, alpha, robinson)
+                                    occurrences.sum(axis=1), len(counts), event_model, alpha, robinson,
+                                    min_strength)
     log_prior = class_log_prior(counts.messages)
     bias = float(log_prior[SPAM] - log_prior[HAM])
     if absent is not None:

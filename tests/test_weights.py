@@ -58,7 +58,8 @@ def test_multinomial_matches_sklearn(alpha):
     oracle = MultinomialNB(alpha=alpha, force_alpha=True).fit(X, y)
     np.testing.assert_allclose(ours.weights, oracle.feature_log_prob_[1] - oracle.feature_log_prob_[0],
                                rtol=1e-12, atol=1e-12)
-    model = Model.from_counts(counts, TrainOptions("multinomial", alpha, TokenizerOptions(), normalize="none"))
+    model = Model.from_counts(counts, TrainOptions("multinomial", alpha, TokenizerOptions(), normalize="none",
+                                                   min_strength=0.0))
     np.testing.assert_allclose(score_rows(model, X[:50], tokens), jll_difference(oracle, X[:50]),
                                **STORED)
 
@@ -72,7 +73,8 @@ def test_bernoulli_matches_sklearn_including_absent_tokens(alpha):
     log_p = oracle.feature_log_prob_
     log_q = np.log1p(-np.exp(log_p))
     np.testing.assert_allclose(ours.weights, (log_p[1] - log_q[1]) - (log_p[0] - log_q[0]), rtol=1e-9)
-    model = Model.from_counts(counts, TrainOptions("bernoulli", alpha, TokenizerOptions(), normalize="none"))
+    model = Model.from_counts(counts, TrainOptions("bernoulli", alpha, TokenizerOptions(), normalize="none",
+                                                   min_strength=0.0))
     # The bias folds in Σ_w log(1 - p_cw), so the sum over present tokens alone
     # must give sklearn's full joint log likelihood difference.
     np.testing.assert_allclose(score_rows(model, X[:50], tokens), jll_difference(oracle, X[:50]),
@@ -84,7 +86,8 @@ def test_mixed_is_multinomial_training_with_presence_scoring():
     counts = TokenCounts.from_matrix(tokens, X, y)
     oracle = MultinomialNB(alpha=1.0, force_alpha=True).fit(X, y)
     present = (X[:50] > 0).astype(np.int64)
-    model = Model.from_counts(counts, TrainOptions("mixed", 1.0, TokenizerOptions(), normalize="none"))
+    model = Model.from_counts(counts, TrainOptions("mixed", 1.0, TokenizerOptions(), normalize="none",
+                                                   min_strength=0.0))
     in_model_order = [tokens.index(t) for t in model.counts.tokens]
     np.testing.assert_allclose(model.weights, (oracle.feature_log_prob_[1] - oracle.feature_log_prob_[0])[in_model_order],
                                rtol=1e-6)
@@ -95,7 +98,8 @@ def test_hand_computed_multinomial_example():
     # spam: "free money free"; ham: "money meeting"; Laplace, V = 3 (free, meeting, money)
     counts = TokenCounts()
     counts.add([["free", "money", "free"], ["money", "meeting"]], [1, 0])
-    model = Model.from_counts(counts, TrainOptions("multinomial", 1.0, TokenizerOptions(), normalize="none"))
+    model = Model.from_counts(counts, TrainOptions("multinomial", 1.0, TokenizerOptions(), normalize="none",
+                                                   min_strength=0.0))
     # θ_spam: free (2+1)/(3+3) = 1/2, money (1+1)/6 = 1/3; θ_ham: free 1/5, money 2/5
     assert model.lookup("free")["weight"] == pytest.approx(math.log(0.5) - math.log(0.2))
     assert model.lookup("money")["weight"] == pytest.approx(math.log(1 / 3) - math.log(0.4))
@@ -103,6 +107,45 @@ def test_hand_computed_multinomial_example():
     assert score.log_odds == pytest.approx(0.0 + 2 * math.log(2.5))  # equal priors: b = 0
     assert score.probability == pytest.approx(6.25 / 7.25)
     assert score.tokens_known == 1 and score.tokens_distinct == 2
+
+
+def test_min_strength_gives_weak_tokens_no_weight():
+    # The hand example above: λ_free = log 2.5 = 0.92, λ_money = log(5/6) = -0.18.
+    counts = TokenCounts()
+    counts.add([["free", "money", "free"], ["money", "meeting"]], [1, 0])
+    model = Model.from_counts(counts, TrainOptions("multinomial", 1.0, TokenizerOptions(), normalize="none",
+                                                   min_strength=0.5))
+    assert model.lookup("free")["weight"] == pytest.approx(math.log(2.5))
+    assert model.lookup("money")["weight"] == 0.0
+    assert model.lookup("money")["spam_count"] == 1  # its counts stay: learning remains exact
+    score = model.score_tokens(["free", "money"])
+    assert score.log_odds == pytest.approx(math.log(2.5)) and score.tokens_known == 1
+
+
+def test_calibration_recomputes_min_strength_without_the_message():
+    # "offer" is weak in the whole model (|λ| < 1: in two spam and one ham) but
+    # strong once the ham holding it is left out; the leave-one-out score must
+    # weigh it, as a model retrained without that ham would.
+    docs = [["cheap", "offer"], ["offer", "pills"], ["offer", "notes"], ["notes", "lunch"],
+            ["cheap", "pills"], ["lunch", "meeting"]]
+    labels = [1, 1, 0, 0, 1, 0]
+    options = TrainOptions("mixed", 0.5, TokenizerOptions(), normalize="mean", min_strength=1.0)
+    counts = TokenCounts()
+    counts.add(docs, labels)
+    model = Model.from_counts(counts, options)
+    assert model.lookup("offer")["weight"] == 0.0
+    model.calibrate(docs, labels)
+    scale, offset = model.meta["calibration"]["scale"], model.meta["calibration"]["offset"]
+    for i, (doc, label) in enumerate(zip(docs, labels)):
+        without = TokenCounts()
+        without.add(docs[:i] + docs[i + 1:], labels[:i] + labels[i + 1:])
+        retrained = Model.from_counts(without, options)
+        weights = [retrained.lookup(t)["weight"] for t in set(doc) if retrained.lookup(t)]
+        raw = retrained.rule.raw([w for w in weights if w != 0])[0]
+        assert model.held_out_log_odds[i] == pytest.approx(offset + scale * raw)
+    retrained = TokenCounts()
+    retrained.add(docs[:2] + docs[3:], labels[:2] + labels[3:])
+    assert abs(Model.from_counts(retrained, options).lookup("offer")["weight"]) >= 1.0
 
 
 def test_counts_match_matrix_statistics():
