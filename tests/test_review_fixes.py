@@ -163,10 +163,16 @@ def test_tune_cutoffs_by_hand():
     scores = np.concatenate([ham, spam])
     labels = np.r_[np.zeros(1000), np.ones(1000)]
     spam_cut, ham_cut = tune_cutoffs(scores, labels, max_fpr=0.001, max_fnr=0.005)
-    # 0.1 % of 1000 ham may pass: the one at 10.00; the cutoff sits just above 9.99.
-    assert np.log(spam_cut / (1 - spam_cut)) == pytest.approx(9.99, abs=1e-9)
-    # 0.5 % of 1000 spam may be called ham: 5.00..5.04; the cutoff sits just below 5.05.
-    assert np.log(ham_cut / (1 - ham_cut)) == pytest.approx(5.05, abs=1e-9)
+    # A new ham passes the (k+1)-th highest of 1000 with probability (k+1)/1001:
+    # at 0.1 % not even k = 0 meets it, so the cutoff sits just above the highest, 10.00.
+    assert np.log(spam_cut / (1 - spam_cut)) == pytest.approx(10.00, abs=1e-9)
+    # 0.5 %: (k+1)/1001 <= 0.005 for k <= 4, so 5.00..5.03 may be called ham
+    # and the cutoff sits just below the fifth lowest spam, 5.04.
+    assert np.log(ham_cut / (1 - ham_cut)) == pytest.approx(5.04, abs=1e-9)
+    # 3,000 ham at 0.1 %: (k+1)/3001 <= 0.001 for k <= 2, so 2 of them pass.
+    ham = np.arange(1, 3001, dtype=float) / 1000
+    spam_cut, _ = tune_cutoffs(np.r_[ham, spam], np.r_[np.zeros(3000), np.ones(1000)], max_fpr=0.001)
+    assert np.log(spam_cut / (1 - spam_cut)) == pytest.approx(2.998, abs=1e-9)
 
 
 def test_platt_fit_does_not_diverge_on_offset_scores():
