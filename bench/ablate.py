@@ -99,7 +99,7 @@ def _variant(name: str):
     if key in ("min-word-length", "max-word-length"):
         return {}, {}, _patch(**{key.upper().replace("-", "_"): int(value)})
     raise SystemExit(f"unknown variant {name!r}; known: {', '.join(VARIANTS)} and settings "
-                     "alpha=X, robinson=S, normalize=..., top-k=K, bigrams, *-word-length=N")
+                     "alpha=X, robinson=S, min-strength=X, normalize=..., top-k=K, bigrams, *-word-length=N")
 
 
 # Header variants that would read the routing headers of a corpus whose

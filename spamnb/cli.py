@@ -98,9 +98,10 @@ def training_options(function):
                      help="Give no weight to tokens seen in fewer than N training messages."),
         click.option("--max-features", type=click.IntRange(0), default=None,
                      help="Keep only the N tokens with the highest information gain; 0: all."),
-        click.option("--min-strength", type=click.FloatRange(0, 1e6), default=None,
-                     help=f"Give no weight to tokens whose log-odds weight |λ| is below X "
-                     f"[default: {DEFAULTS.min_strength:g}; 0: every token counts]."),
+        click.option("--min-strength", type=click.FloatRange(0, 1e6), default=DEFAULTS.min_strength,
+                     show_default=True,
+                     help="Give no weight to tokens whose log-odds weight |λ| is below X "
+                     "(0: every token counts)."),
         click.option("--fold-variants/--no-fold-variants", default=None,
                      help="Fold Traditional Chinese and spam homoglyphs to Simplified."),
         click.option("--bigrams/--no-bigrams", default=None,
@@ -155,11 +156,12 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 @training_options
 @click.option("--spam-cutoff", type=click.FloatRange(0, 1), default=None,
               help="P(spam) at or above which classify says spam; stored in the model.  "
-                   "Default: tuned on held-out training scores so at most 0.1 % of ham is "
-                   "called spam.")
+                   "Default: tuned on held-out training scores so that a new ham is called "
+                   "spam with probability at most 0.1 % (with under 999 ham to tune on, "
+                   "above the spammiest of them).")
 @click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None,
               help="P(spam) at or below which classify says ham; stored in the model.  "
-                   "Default: tuned so at most 0.5 % of spam is called ham.")
+                   "Default: tuned so that a new spam is called ham with probability at most 0.5 %.")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes that decode and count mail.  [default: every core]")
 @click.option("--scheduler", metavar="ADDRESS",
@@ -371,8 +373,9 @@ def serve(socket_path, model_path):
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
               help="Write the ROC curve and score histogram to FILE.svg (or .png with matplotlib).")
 @click.option("--tune", is_flag=True,
-              help="Find the cutoffs that keep ham loss on the test messages under --max-fpr; "
-                   "print them, and store them in --model if given.")
+              help="Find cutoffs from the test messages' scores for which a new ham is called spam "
+                   "with probability at most --max-fpr (k of n test ham above the spam cutoff, "
+                   "(k+1)/(n+1) <= max-fpr); print them, and store them in --model if given.")
 @click.option("--max-fpr", type=click.FloatRange(0, 1), default=0.001, show_default=True,
               help="Ham misclassification allowed by --tune.")
 @click.option("--max-fnr", type=click.FloatRange(0, 1), default=0.005, show_default=True,

@@ -26,7 +26,7 @@ from .options import TrainOptions
 from .scorer import SCORING_SECTIONS, Scorer, check_tokenizer_version, options_from_meta, options_to_meta
 from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs
 from .tokens import TOKENIZER_VERSION
-from .weights import log_odds_weights, presence_scoring, select_features, token_weights
+from .weights import log_odds_weights, presence_scoring, selected_features, token_weights
 
 # Sections read only to learn, inspect or export: stored compressed.
 COMPRESSED = frozenset({"token_lengths", "token_bytes", "occurrences", "documents", "last_seen",
@@ -149,6 +149,7 @@ class Model(Scorer):
         super().__init__(options, cutoffs, meta)
         self._counts = counts
         self._sections: dict[str, np.ndarray] | None = None
+        self._selected: np.ndarray | None = None  # feature selection of the last refresh
 
     # -- building -----------------------------------------------------------
 
@@ -182,8 +183,9 @@ class Model(Scorer):
                                     self.options.robinson, self.options.min_strength)
         if not (np.isfinite(computed.weights).all() and np.isfinite(computed.bias)):
             raise ValueError("the weights are not finite numbers; is alpha reasonable?")
-        weights = select_features(computed.weights, counts.documents, counts.messages,
-                                  self.options.min_df, self.options.max_features).astype("<f4")
+        self._selected = selected_features(counts.documents, counts.messages,
+                                           self.options.min_df, self.options.max_features)
+        weights = np.where(self._selected, computed.weights, 0.0).astype("<f4")
         keys = keys.astype("<u8")
         encoded = [token.encode("utf-8", "surrogatepass") for token in counts.tokens]
         self._sections = {
@@ -326,10 +328,11 @@ class Model(Scorer):
         # The model's own feature selection.  Not `weights != 0`: a token too
         # weak for min_strength in the whole model may be strong without this
         # message, and leave-one-out recomputes its weight like any other.
-        counts = self.counts
-        selected = select_features(np.ones(len(counts)), counts.documents, counts.messages,
-                                   self.options.min_df, self.options.max_features) != 0.0
-        raw = leave_one_out_raw_scores(self.counts, documents, labels, self.options, selected)
+        # (min_df and max_features select on the whole model's counts.)
+        if self._selected is None:  # a loaded model: its counts, as refresh would select
+            self._selected = selected_features(self.counts.documents, self.counts.messages,
+                                               self.options.min_df, self.options.max_features)
+        raw = leave_one_out_raw_scores(self.counts, documents, labels, self.options, self._selected)
         scale, offset = fit_platt(raw, np.asarray(labels))
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(documents)}
         self.held_out_log_odds = offset + scale * raw

@@ -80,10 +80,12 @@ class TrainOptions(Record):
     # such a middle band of token probabilities alike.  10-fold CV inside the
     # training part, content headers, spamassassin / ccert_zh, 2 against 0:
     # 1-ROCA % 0.046 / 0.003 against 0.067 / 0.005; spam caught at 0.1 % ham
-    # loss, pooled over the folds, 95.33 / 99.39 % against 93.14 / 99.28 %.
-    # spamassassin with all headers: 0.028 against 0.047, 94.57 against 93.44 %.
-    # 1.5 gave 0.034 and 93.52 % (spamassassin, all headers); the acc
-    # branch's earlier runs put 2.5 behind 2 as well (93.67 against 95.18 %).
+    # loss, pooled over the folds, 95.18 / 99.39 % against 93.14 / 99.28 %
+    # (bench/ablate.py --folds 10 --calibrated --variant baseline --variant
+    # min-strength=0).  spamassassin with all headers: 0.028 against 0.047,
+    # 94.57 against 93.44 %.  1.5 gave 0.034 and 93.52 % (spamassassin, all
+    # headers); 2.5 gave 93.67 against 2's 95.18 % in an earlier run that
+    # also left quoted text out.
     min_strength: float
 
     def _check(self):

@@ -255,7 +255,7 @@ def _score_one(tokens, table, rule, presence, cutoffs, explain) -> Score:
     weight_of = table.weight_of
     for token, count in bag.items():
         weight = weight_of(token)
-        if weight:  # None: never seen; 0: no evidence, or left out by feature selection
+        if weight:  # None: never seen; 0: no evidence, below min_strength, or left out by feature selection
             known.append((token, weight, 1 if presence else count))
     raw, kept = rule.raw([weight * times for _, weight, times in known])
     log_odds = rule.offset + rule.scale * raw

@@ -156,7 +156,8 @@ def merge(models: list[Model]) -> tuple[Model, MergeReport]:
             differing = [name for name in first.options.__slots__
                          if getattr(first.options, name) != getattr(other.options, name)]
             raise ModelError(f"cannot merge models trained with different options ({', '.join(differing)}); "
-                             "counts only add up when mail was tokenized and counted alike")
+                             "counts only add up when mail was tokenized and counted alike, and the "
+                             "calibration fits one set of options: retrain one of them with the other's")
     counts = first.counts.take(np.arange(len(first.counts)))
     report = MergeReport()
     for other in models[1:]:

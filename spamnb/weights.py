@@ -6,7 +6,8 @@ Every event model here scores a message x as a sum over the tokens it holds:
 
 with a bias b and a weight λ_w per token; x_w is the token's count in the
 message (multinomial) or 1 if present (Bernoulli, mixed).  Tokens the model
-never saw contribute nothing.  With additive smoothing α (α = 1 is Laplace,
+never saw contribute nothing, nor (with min_strength, see token_weights) do
+tokens whose |λ| is below it.  With additive smoothing α (α = 1 is Laplace,
 0 < α < 1 Lidstone), vocabulary size V, message counts M_c, occurrence
 counts N_cw and document counts D_cw (see counts.py):
 
@@ -26,8 +27,8 @@ mixed         θ as multinomial (counts when training), x_w ∈ {0, 1} when
               scoring; λ and b as multinomial.
 
 These equal scikit-learn's `feature_log_prob_[1] - feature_log_prob_[0]`
-(MultinomialNB, BernoulliNB) and the difference of its joint log likelihoods,
-which the tests check.
+(MultinomialNB, BernoulliNB) and the difference of its joint log likelihoods
+when min_strength is 0, which the tests check.
 """
 
 from __future__ import annotations
@@ -160,16 +161,17 @@ def information_gain(documents: np.ndarray, messages: np.ndarray) -> np.ndarray:
     return prior - share * entropy(present) - (1 - share) * entropy(absent)
 
 
-def select_features(weights: np.ndarray, documents: np.ndarray, messages: np.ndarray,
-                    min_df: int = 0, max_features: int = 0) -> np.ndarray:
-    """Weights with unselected tokens set to 0, which scoring skips: tokens in
-    fewer than `min_df` training messages, and all but the `max_features`
-    with the highest information gain.  Their counts stay in the model, so
-    learning remains exact and a later retrain may select them."""
-    keep = np.ones(len(weights), dtype=bool)
+def selected_features(documents: np.ndarray, messages: np.ndarray,
+                      min_df: int = 0, max_features: int = 0) -> np.ndarray:
+    """Which tokens keep their weight (a bool mask); the others get weight 0,
+    which scoring skips: tokens in fewer than `min_df` training messages, and
+    all but the `max_features` with the highest information gain.  Their
+    counts stay in the model, so learning remains exact and a later retrain
+    may select them."""
+    keep = np.ones(documents.shape[1], dtype=bool)
     if min_df > 1:
         keep &= documents.sum(axis=0) >= min_df
     if 0 < max_features < keep.sum():
         gain = np.where(keep, information_gain(documents, messages), -np.inf)
         keep &= gain >= np.partition(gain, len(gain) - max_features)[len(gain) - max_features]
-    return np.where(keep, weights, 0.0)
+    return keep

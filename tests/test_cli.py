@@ -40,9 +40,11 @@ def test_train_from_mbox_and_maildir_sources(tmp_path):
     model = tmp_path / "m.spamnb"
     result = run_spamnb("train", "--spam", SAMPLE / "mbox" / "spam.mbox", "--spam", SAMPLE / "maildir" / "spam",
                         "--ham", SAMPLE / "mbox" / "ham.mbox", "--ham", SAMPLE / "maildir" / "ham",
-                        "--model", model, "--event-model", "bernoulli", "--alpha", "0.5")
+                        "--model", model, "--event-model", "bernoulli", "--alpha", "0.5", "--min-strength", "1.5")
     assert result.returncode == 0, result.stderr
     summary = json.loads(run_spamnb("inspect", "--model", model, "--format", "json").stdout)["summary"]
+    assert summary["min_strength"] == 1.5
+    assert "min strength: 1.5" in run_spamnb("inspect", "--model", model).stdout.decode()
     spam_expected = _count(SAMPLE / "mbox" / "spam.mbox") + _files(SAMPLE / "maildir" / "spam")
     ham_expected = _count(SAMPLE / "mbox" / "ham.mbox") + _files(SAMPLE / "maildir" / "ham")
     assert summary["messages"] == {"spam": spam_expected, "ham": ham_expected}

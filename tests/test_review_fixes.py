@@ -164,7 +164,7 @@ def test_tune_cutoffs_by_hand():
     labels = np.r_[np.zeros(1000), np.ones(1000)]
     spam_cut, ham_cut = tune_cutoffs(scores, labels, max_fpr=0.001, max_fnr=0.005)
     # A new ham passes the (k+1)-th highest of 1000 with probability (k+1)/1001:
-    # at 0.1 % not even k = 0 meets it, so the cutoff sits just above the highest, 10.00.
+    # at 0.1 % only k = 0 meets it, so the cutoff sits just above the highest, 10.00.
     assert np.log(spam_cut / (1 - spam_cut)) == pytest.approx(10.00, abs=1e-9)
     # 0.5 %: (k+1)/1001 <= 0.005 for k <= 4, so 5.00..5.03 may be called ham
     # and the cutoff sits just below the fifth lowest spam, 5.04.
@@ -192,20 +192,26 @@ def test_leave_one_out_equals_retraining_without_the_message():
     docs = [["cheap", "pills", "now"], ["meeting", "notes"], ["cheap", "offer", "unique1"],
             ["lunch", "notes", "today"], ["pills", "offer"], ["notes", "unique2"]]
     labels = [1, 0, 1, 0, 1, 0]
-    options = TrainOptions()
     full = TokenCounts()
     full.add(docs, labels)
     totals = full.occurrences.sum(axis=1)
-    for i, (doc, label) in enumerate(zip(docs, labels)):
-        without = TokenCounts()
-        without.add(docs[:i] + docs[i + 1:], labels[:i] + labels[i + 1:])
-        retrained = Model.from_counts(without, options)
-        expected = retrained.rule.raw([retrained.lookup(t)["weight"] for t in set(doc)
-                                       if retrained.lookup(t) and retrained.lookup(t)["weight"] != 0])[0]
-        assert raw_score_from_counts(full, totals, doc, options, without=label) == pytest.approx(expected)
-        assert leave_one_out_raw_scores(full, [doc], [label], options)[0] == pytest.approx(expected)
+    # The default min_strength 2 gives every token of this tiny corpus weight 0;
+    # 0.5 keeps some and drops others, so the threshold itself is checked.
+    for min_strength in (0.0, 0.5):
+        options = TrainOptions(min_strength=min_strength)
+        scored = []
+        for i, (doc, label) in enumerate(zip(docs, labels)):
+            without = TokenCounts()
+            without.add(docs[:i] + docs[i + 1:], labels[:i] + labels[i + 1:])
+            retrained = Model.from_counts(without, options)
+            weights = [retrained.lookup(t)["weight"] for t in set(doc) if retrained.lookup(t)]
+            expected = retrained.rule.raw([w for w in weights if w != 0])[0]
+            scored.append(expected)
+            assert raw_score_from_counts(full, totals, doc, options, without=label) == pytest.approx(expected)
+            assert leave_one_out_raw_scores(full, [doc], [label], options)[0] == pytest.approx(expected)
+        assert len(set(scored)) > 2
     for event_model in ("multinomial", "bernoulli", "mixed"):  # all at once = one at a time
-        for normalize in ("none", "sqrt", "mean"):
-            options = TrainOptions(event_model, 0.5, normalize=normalize, robinson=0.3)
+        for normalize, min_strength in (("none", 0.0), ("sqrt", 0.0), ("mean", 0.0), ("mean", 0.3)):
+            options = TrainOptions(event_model, 0.5, normalize=normalize, robinson=0.3, min_strength=min_strength)
             one_by_one = [raw_score_from_counts(full, totals, d, options, without=c) for d, c in zip(docs, labels)]
             assert leave_one_out_raw_scores(full, docs, labels, options, chunk_messages=4) == pytest.approx(one_by_one)

@@ -171,3 +171,12 @@ def test_training_needs_both_classes():
     counts.add([["a"]], [1])
     with pytest.raises(ValueError, match="no ham"):
         log_odds_weights(counts, "multinomial", 1.0)
+
+
+def test_models_from_before_min_strength_weigh_every_token():
+    from spamnb.scorer import options_from_meta, options_to_meta
+
+    meta = options_to_meta(TrainOptions(min_strength=1.5))
+    assert options_from_meta(meta).min_strength == 1.5
+    del meta["min_strength"]  # what a model file or export written before the option holds
+    assert options_from_meta(meta).min_strength == 0.0
