@@ -353,7 +353,9 @@ def run_sklearn(layout: Layout) -> Result:
     ties = sum(p in (0.0, 1.0) for p in probabilities)
     result.notes.append(f"{ties} of {len(probabilities)} test probabilities are exactly 0 or 1")
     result.notes.append(f"1-ROCA {one_minus_roca_percent(layout.test_labels, log_odds):.3f} "
-                        "on the joint log-probability difference")
+                        "on the joint log-probability difference, where the best cutoff losing at most "
+                        f"0.1 % of the ham catches {100 - miss_at_fpr(layout.test_labels, log_odds):.1f} % "
+                        "of the spam (0.0 on the tied probabilities)")
     return result
 
 
