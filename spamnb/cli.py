@@ -443,13 +443,11 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
         spam_cut, ham_cut = tune_cutoffs(scores["log_odds"], scores["labels"], max_fpr, max_fnr)
         result["tuned_cutoffs"] = {"spam": spam_cut, "ham": ham_cut, "max_fpr": max_fpr, "max_fnr": max_fnr}
         if target is not None:
-            from .modelfile import locked
+            from .upkeep import store_cutoffs
 
-            with locked(model_path):
-                target.cutoffs = Cutoffs(spam=spam_cut, ham=ham_cut)
-                target.meta["cutoffs_tuned"] = {"max_fpr": max_fpr, "max_fnr": max_fnr,
-                                                "by": f"spamnb evaluate ({protocol})"}
-                target.save(model_path)
+            store_cutoffs(model_path, Cutoffs(spam=spam_cut, ham=ham_cut),
+                          {"max_fpr": max_fpr, "max_fnr": max_fnr, "by": f"spamnb evaluate ({protocol})"},
+                          options)
             result["tuned_cutoffs"]["stored_in"] = model_path
     if plot_path:
         from .plots import write_plot

@@ -172,3 +172,23 @@ def merge(models: list[Model]) -> tuple[Model, MergeReport]:
         if key in first.meta:
             merged.meta[key] = first.meta[key]
     return merged, report
+
+
+def store_cutoffs(path: str, cutoffs: Cutoffs, tuned: dict, options=None) -> None:
+    """Write `cutoffs` into the model file at `path`.
+
+    The model is read again under its lock, so a `learn` that ran while the
+    cutoffs were being worked out (an evaluation takes minutes) is kept, not
+    overwritten by an older copy.  With `options`, refuses a model that was
+    retrained with other options meanwhile: the cutoffs would mean another thing.
+    """
+    from .modelfile import locked
+
+    with locked(path):
+        model = Model.load(path)
+        if options is not None and model.options != options:
+            raise ModelError(f"{path} was retrained with other options while the cutoffs were tuned; "
+                             "tune again")
+        model.cutoffs = cutoffs
+        model.meta["cutoffs_tuned"] = tuned
+        model.save(path)

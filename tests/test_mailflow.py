@@ -125,6 +125,28 @@ def test_learning_keeps_calibration_and_cutoffs(tmp_path, sample_model):
     assert after["messages"]["spam"] == before["messages"]["spam"] + 1
 
 
+def test_tuned_cutoffs_keep_what_was_learned_meanwhile(tmp_path, sample_model):
+    # evaluate --tune reads the model, evaluates for minutes, then stores the
+    # cutoffs; a learn in between must survive that store.
+    import pytest
+
+    from spamnb.errors import ModelError
+    from spamnb.options import TrainOptions
+    from spamnb.scoring import Cutoffs
+    from spamnb.upkeep import store_cutoffs
+
+    model = tmp_path / "m.spamnb"
+    model.write_bytes(sample_model.read_bytes())
+    before = Model.load(model)  # what evaluate --tune holds while it works
+    assert run_spamnb("learn", "--spam", SPAM_FILE, "--model", model).returncode == 0
+    store_cutoffs(str(model), Cutoffs(spam=0.97, ham=0.02), {"by": "test"}, before.options)
+    after = Model.load(model)
+    assert int(after.messages[1]) == int(before.messages[1]) + 1
+    assert (after.cutoffs.spam, after.cutoffs.ham) == (0.97, 0.02)
+    with pytest.raises(ModelError, match="retrained with other options"):
+        store_cutoffs(str(model), Cutoffs(spam=0.9, ham=0.1), {}, TrainOptions(alpha=0.5))
+
+
 def test_on_error_learns_only_what_the_model_gets_wrong(tmp_path, sample_model):
     model = tmp_path / "m.spamnb"
     model.write_bytes(sample_model.read_bytes())
