@@ -108,6 +108,17 @@ def _sniff(data: bytes) -> str | None:
     best = max(readings, key=lambda codec: _common_share(readings[codec]), default=None)
     high = len(_HIGH_BYTE.findall(data))
     paired = 2 * len(_GB_PAIR.findall(data)) >= _GB_PAIRED_SHARE * high
+    if paired and (best is None or _common_share(readings[best]) < _COMMON_ENOUGH):
+        # Japanese and Korean are two-byte too, so they pass the pair test and
+        # read strictly as GB18030, as strings of rare characters (傕傕偑偼偠 for
+        # ももがはじけて).  Taken instead when their own reading is plainly that
+        # language.  Of the 8,424 non-ASCII header values and parts of the
+        # shared corpora, decoded before and after this rule, it changes 4
+        # undeclared Shift-JIS bodies and 7 raw EUC-KR header values, all of
+        # spamassassin spam, and nothing else.
+        other = _japanese_or_korean(data)
+        if other is not None:
+            return other
     if best and (paired or _common_share(readings[best]) >= _COMMON_ENOUGH):
         return readings[best]
     if paired:
@@ -115,6 +126,36 @@ def _sniff(data: bytes) -> str | None:
         # ccert_zh ham bodies that fail a strict decode read fine this way
         # (bench/charset_census.py), where cp1252 would give mojibake.
         return data.decode("gb18030", errors="replace")
+    return None
+
+
+_KANA = ("\u3040", "\u30ff")  # hiragana and katakana
+_HANGUL = ("\uac00", "\ud7a3")  # Hangul syllables
+
+
+# Frequent Hangul syllables (particles and endings): Chinese read as CP949
+# gives Hangul too, but rare syllables (广告 reads as 밤멩).
+_COMMON_HANGUL = frozenset("이다고는의에를을하합니가지로서정보한기사리대수도있스전자요시아")
+
+
+def _japanese_or_korean(data: bytes) -> str | None:
+    """A strict Shift-JIS or EUC-JP reading at least 30 % kana, or an EUC-KR
+    (CP949) reading at least 90 % Hangul syllables of which a fifth are
+    common ones, counted over the characters outside ASCII.  (Chinese read
+    as CP949 mixes Hangul with Hanja, and Chinese has no kana outside
+    GB2312's rarely used kana rows.)"""
+    for codec, letters, share in (("cp932", _KANA, 0.3), ("euc_jp", _KANA, 0.3), ("cp949", _HANGUL, 0.9)):
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        wide = sum(1 for c in text if c > "\x7f")
+        found = [c for c in text if letters[0] <= c <= letters[1]]
+        if len(found) < 2 or len(found) < share * wide:
+            continue
+        if letters is _HANGUL and sum(c in _COMMON_HANGUL for c in found) < 0.2 * len(found):
+            continue
+        return text
     return None
 
 

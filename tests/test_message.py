@@ -54,6 +54,25 @@ def test_lying_and_missing_charsets_are_sniffed():
     assert "caf" in decode_message(body_message("café ouvert".encode("latin-1"), charset="utf-8")).texts[0]
 
 
+@pytest.mark.parametrize("text,codec", [
+    ("ももがはじけてぶどうがゆれる コラボレーション専門", "shift_jis"),
+    ("ももがはじけてぶどうがゆれる コラボレーション専門", "euc_jp"),
+    ("(광고) 신선한 촛불파티에 초대합니다", "euc_kr"),
+    ("[광고]부동산정보 받아보세요", "euc_kr"),
+])
+def test_undeclared_japanese_and_korean_are_not_read_as_chinese(text, codec):
+    # Their two-byte codes pass for GB18030, as rare characters (傕傕偑偼偠).
+    assert decode_text(text.encode(codec)) == text
+    assert text in decode_message(body_message(text.encode(codec))).texts[0]
+
+
+@pytest.mark.parametrize("text", [ZH, "Google广告", "娜娜", "周期性郁闷，不用管她，等过段时间她看没人理她了就自然好了"])
+def test_chinese_that_also_reads_as_korean_stays_chinese(text):
+    # GB2312 bytes read strictly as CP949 too, as rare Hangul (广告 as 밤멩).
+    text.encode("gb2312").decode("cp949")
+    assert decode_text(text.encode("gb2312")) == text
+
+
 def test_decode_text_never_raises_on_garbage():
     for data in (bytes(range(256)), b"\xff\xfe\x00\x00" * 100, b"\x80" * 3):
         assert isinstance(decode_text(data, "gb2312"), str)
