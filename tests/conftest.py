@@ -35,3 +35,16 @@ def sample_model(tmp_path_factory) -> Path:
     result = run_spamnb("train", SAMPLE / "mail", "--model", path, "-q")
     assert result.returncode == 0, result.stderr.decode()
     return path
+
+
+def retrained_raw_score(docs, labels, i, options) -> float:
+    """The raw score of docs[i] under a model trained on every other message:
+    what leave-one-out must equal."""
+    from spamnb.counts import TokenCounts
+    from spamnb.model import Model
+
+    without = TokenCounts()
+    without.add(docs[:i] + docs[i + 1:], labels[:i] + labels[i + 1:])
+    retrained = Model.from_counts(without, options)
+    weights = [retrained.lookup(t)["weight"] for t in set(docs[i]) if retrained.lookup(t)]
+    return retrained.rule.raw([w for w in weights if w != 0])[0]
