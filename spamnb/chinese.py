@@ -4,7 +4,7 @@ loaded only when Chinese text appears.
 jieba's dictionary takes about half a second to build, so English-only mail
 never imports it, and Chinese mail reads only the part it needs from a
 compact file in the user's own cache directory (see jiebaload and
-prefixdict), never from jieba's marshal cache in the shared /tmp, which a
+prefixdict), never from jieba's own cache file in the shared /tmp, which a
 file another local user planted there would turn into our process's data.
 """
 

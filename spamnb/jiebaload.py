@@ -67,8 +67,8 @@ def _save(directory: Path, tag: str, freq: dict[str, int], total: int) -> None:
 
 
 def _plain(freq: dict[str, int], total: int):
-    # initialize() is never called: it would write jieba's own marshal
-    # cache (to /tmp by default) and log a traceback when it cannot.
+    # initialize() is never called: it would write jieba's own
+    # cache file (to /tmp by default) and log a traceback when it cannot.
     tokenizer = jieba.Tokenizer()
     tokenizer.FREQ, tokenizer.total, tokenizer.initialized = freq, total, True
     return tokenizer

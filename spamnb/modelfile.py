@@ -38,8 +38,8 @@ byte never reaches a score, and opening costs the same for a model of ten
 thousand or ten million tokens.
 
 The magic's \\x1a\\n catch a file mangled by a text-mode transfer, as PNG's
-do.  Nothing in the file is executed or unpickled when it is read: JSON and
-fixed-type arrays only.
+do.  Nothing in the file is executed or deserialised into arbitrary Python
+objects when it is read: JSON and fixed-type arrays only.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """jieba's prefix dictionary in a compact file, read a few entries at a time.
 
 jieba segments with a dict of 498,113 words and word prefixes (FREQ).
-Building it from dict.txt, or loading jieba's marshal cache of it, costs
+Building it from dict.txt, or loading jieba's own cache file of it, costs
 about half a second per process (measured: 500 ms gen_pfdict, 550 ms
-marshal.load).  A message needs a sliver of it.  jieba's lookups (get_DAG,
+loading the cache).  A message needs a sliver of it.  jieba's lookups (get_DAG,
 calc, __cut_DAG) are all for substrings of the run being cut, so each is
 either one of the run's characters or starts with one of its adjacent pairs:
 loading the single characters and the entries under each pair before cutting
@@ -21,9 +21,10 @@ File layout (uint32 in the byte order named in the source tag):
     freqs     frequency of every entry of two or more characters, sorted
     words     those entries in UTF-8, joined by "\\n" (no jieba word has one)
 
-Our own format, checked on every read (magic, source, sizes, CRCs), never
-pickle or marshal: a damaged or stale file is rebuilt, and even a file
-someone else wrote could only change how words split.
+Our own format of plain numbers and text, checked on every read (magic,
+source, sizes, CRCs), never a Python object serialisation that can run code
+when loaded: a damaged or stale file is rebuilt, and even a file someone
+else wrote could only change how words split.
 """
 
 from __future__ import annotations

@@ -64,6 +64,6 @@ class Record:
         return f"{type(self).__name__}({inside})"
 
     def __reduce__(self):
-        # Pickled to and from worker processes; rebuilt through __init__,
+        # Serialised by multiprocessing to and from our own worker processes; rebuilt through __init__,
         # so a frozen record never needs setattr.
         return (type(self), self._values())
