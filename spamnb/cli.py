@@ -420,12 +420,10 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
             raise OptionError("--plot writes FILE.svg (always) or FILE.png (with matplotlib installed)")
         if not os.access(os.path.dirname(os.path.abspath(plot_path)), os.W_OK):
             raise OptionError(f"cannot write {plot_path}: its directory is missing or not writable")
-    target = None
-    if tune and model_path:
+    if tune and model_path:  # before the evaluation's minutes; store_cutoffs checks again under the lock
         from .model import Model
 
-        target = Model.load(model_path)
-        if target.options != options:
+        if Model.load(model_path).options != options:
             raise OptionError(f"{model_path} was trained with other options than this evaluation; "
                               "evaluate with the same options so the cutoffs mean the same thing")
     try:
@@ -442,7 +440,7 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
 
         spam_cut, ham_cut = tune_cutoffs(scores["log_odds"], scores["labels"], max_fpr, max_fnr)
         result["tuned_cutoffs"] = {"spam": spam_cut, "ham": ham_cut, "max_fpr": max_fpr, "max_fnr": max_fnr}
-        if target is not None:
+        if model_path:
             from .upkeep import store_cutoffs
 
             store_cutoffs(model_path, Cutoffs(spam=spam_cut, ham=ham_cut),
