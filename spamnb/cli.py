@@ -106,10 +106,10 @@ def training_options(function):
                      help="Fold Traditional Chinese and spam homoglyphs to Simplified."),
         click.option("--bigrams/--no-bigrams", default=None,
                      help="Also count pairs of adjacent words."),
-        click.option("--headers", "headers_spec", default="content", show_default=True,
-                     help="Header fields to tokenize: content (Subject, From, To, Cc, Reply-To, "
-                     "MIME-Version, Content-*), all, none, or a comma list such as "
-                     "'subject,from,x-mailer,content-*'."),
+        click.option("--headers", "headers_spec", default="all", show_default=True,
+                     help="Header fields to tokenize: all; content (Subject, From, To, Cc, Reply-To, "
+                     "MIME-Version, Content-*: for collections whose routing headers give the label "
+                     "away); none; or a comma list such as 'subject,from,x-mailer,content-*'."),
         click.option("--stopwords", "stopwords_file", type=click.Path(dir_okay=False),
                      help="File of stop words (one per line) replacing the built-in English and Chinese lists."),
         click.option("--no-stopwords", is_flag=True, help="Keep every word."),
