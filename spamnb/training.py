@@ -179,7 +179,7 @@ def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], optio
     send()
     while in_flight:
         collect(in_flight.popleft())
-    return [kept[number] for number in sample.items] if sample is not None else []
+    return [kept[number] for number in sorted(sample.items)] if sample is not None else []  # reading order
 
 
 def labelled_messages(sources: Iterable[tuple[int, str]], report: TrainReport,
@@ -211,27 +211,12 @@ def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions
                raw.origin, message_digest(raw.data))
 
 
-HELD_OUT = os.environ.get("SPAMNB_EXPERIMENT_HELD_OUT") == "1"
-RECENT_SHARE = 0.2
-
-
-def recent_block(documents, labels) -> list[tuple[list[str], int]]:
-    """The most recent RECENT_SHARE of each class, in reading order."""
-    out = []
-    for label in (HAM, SPAM):
-        of_class = [i for i, lab in enumerate(labels) if lab == label]
-        size = min(max(int(len(of_class) * RECENT_SHARE), 1), CALIBRATION_SAMPLE // 2)
-        out += [(documents[i], labels[i]) for i in of_class[len(of_class) - size:]]
-    return out
-
-
-def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True,
-              held_out: bool = False) -> None:
+def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:
     """Fit the model's probability calibration, and with `tune` its cutoffs,
-    on leave-one-out scores of the sample, when the sample allows it."""
+    on held-out scores of the sample (in reading order), when the sample allows it."""
     labels = [label for _, label in sample]
     if labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(model.messages) >= 2:
-        model.calibrate([tokens for tokens, _ in sample], labels, held_out=held_out)
+        model.calibrate([tokens for tokens, _ in sample], labels)
         if tune:
             model.tune_cutoffs(labels)
 
@@ -244,13 +229,11 @@ def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options
     for start in range(0, len(documents), BATCH_MESSAGES):
         counts.add(documents[start:start + BATCH_MESSAGES], labels[start:start + BATCH_MESSAGES])
     model = Model.from_counts(counts, options)
-    if calibrated and HELD_OUT:
-        calibrate(model, recent_block(documents, labels), held_out=True)
-    elif calibrated:
+    if calibrated:
         sample = Reservoir(CALIBRATION_SAMPLE)
-        for pair in zip(documents, labels):
-            sample.offer(pair)
-        calibrate(model, sample.items)
+        for index in range(len(documents)):
+            sample.offer(index)
+        calibrate(model, [(documents[i], labels[i]) for i in sorted(sample.items)])  # in reading order
     return model
 
 

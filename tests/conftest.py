@@ -37,14 +37,16 @@ def sample_model(tmp_path_factory) -> Path:
     return path
 
 
-def retrained_raw_score(docs, labels, i, options) -> float:
-    """The raw score of docs[i] under a model trained on every other message:
-    what leave-one-out must equal."""
+def retrained_raw_score(docs, labels, i, options, leave_out=None) -> float:
+    """The raw score of docs[i] under a model trained on every other message
+    (or on all but the indices in `leave_out`): what held-out scoring must equal."""
     from spamnb.counts import TokenCounts
     from spamnb.model import Model
 
+    leave_out = {i} if leave_out is None else set(leave_out)
     without = TokenCounts()
-    without.add(docs[:i] + docs[i + 1:], labels[:i] + labels[i + 1:])
+    without.add([d for j, d in enumerate(docs) if j not in leave_out],
+                [lab for j, lab in enumerate(labels) if j not in leave_out])
     retrained = Model.from_counts(without, options)
     weights = [retrained.lookup(t)["weight"] for t in set(docs[i]) if retrained.lookup(t)]
     return retrained.rule.raw([w for w in weights if w != 0])[0]

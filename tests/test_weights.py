@@ -123,26 +123,31 @@ def test_min_strength_gives_weak_tokens_no_weight():
     assert score.log_odds == pytest.approx(math.log(2.5)) and score.tokens_known == 1
 
 
-def test_calibration_recomputes_min_strength_without_the_message():
-    # "offer" is weak in the whole model (|λ| < 1: in two spam and one ham) but
-    # strong once the ham holding it is left out; the leave-one-out score must
-    # weigh it, as a model retrained without that ham would.
+def test_calibration_scores_each_time_block_as_a_model_without_it_would():
+    # Blocks per class in reading order: with three of each class and five
+    # blocks, message k of each class is in block (0, 1, 3)[k], with its
+    # counterpart of the other class.  "offer" is weak in the whole model
+    # (|λ| 0.51 < 0.8: in two spam and one ham) but strong (0.97) once the
+    # block holding that ham is left out; the held-out score must weigh it,
+    # as a model retrained without the block would.
     docs = [["cheap", "offer"], ["offer", "pills"], ["offer", "notes"], ["notes", "lunch"],
             ["cheap", "pills"], ["lunch", "meeting"]]
     labels = [1, 1, 0, 0, 1, 0]
-    options = TrainOptions("mixed", 0.5, TokenizerOptions(), normalize="mean", min_strength=1.0)
+    options = TrainOptions("mixed", 0.5, TokenizerOptions(), normalize="mean", min_strength=0.8)
     counts = TokenCounts()
     counts.add(docs, labels)
     model = Model.from_counts(counts, options)
     assert model.lookup("offer")["weight"] == 0.0
     model.calibrate(docs, labels)
     scale, offset = model.meta["calibration"]["scale"], model.meta["calibration"]["offset"]
-    for i in range(len(docs)):
-        raw = retrained_raw_score(docs, labels, i, options)
-        assert model.held_out_log_odds[i] == pytest.approx(offset + scale * raw)
+    blocks = [[0, 2], [1, 3], [4, 5]]  # spam 0, 1, 4 and ham 2, 3, 5, by rank in their class
+    for block in blocks:
+        for i in block:
+            raw = retrained_raw_score(docs, labels, i, options, leave_out=block)
+            assert model.held_out_log_odds[i] == pytest.approx(offset + scale * raw)
     retrained = TokenCounts()
-    retrained.add(docs[:2] + docs[3:], labels[:2] + labels[3:])
-    assert abs(Model.from_counts(retrained, options).lookup("offer")["weight"]) >= 1.0
+    retrained.add(docs[:2] + docs[4:], labels[:2] + labels[4:])
+    assert abs(Model.from_counts(retrained, options).lookup("offer")["weight"]) >= 0.8
 
 
 def test_counts_match_matrix_statistics():
