@@ -39,7 +39,7 @@ toward ham), so the difference between the two runs is what the re-encoding
 costs, and what is left in the second is what the characters cost.
 
     .venv/bin/python bench/rewrite_zh.py [--seed 1] [--tool spamnb --tool bogofilter]
-        [--keep DIR] [--limit N]
+        [--keep DIR] [--limit N] [--no-diagnostic] [--write]
 
 --keep DIR writes the laid-out messages there (outside the repository: never
 commit corpus mail) instead of a temporary directory; --limit N takes only
@@ -68,6 +68,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
+from benchmarks_file import publish, reproduce  # noqa: E402
 from compare import (Layout, Skip, ensure_bogofilter, run, run_bogofilter, spamnb_command,  # noqa: E402
                      spamnb_version, strip_headers)
 
@@ -371,6 +372,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tool", action="append", choices=["spamnb", "bogofilter"])
     parser.add_argument("--keep", type=Path, help="lay the messages out here and leave them")
     parser.add_argument("--limit", type=int, help="only the first N test messages of each class")
+    parser.add_argument("--write", action="store_true",
+                        help="also put the table into BENCHMARKS.md (between its rewrite_zh markers)")
     parser.add_argument("--no-diagnostic", action="store_true",
                         help="skip the second spamnb run that reads no MIME fields (Content-*, MIME-Version)")
     args = parser.parse_args(argv)
@@ -417,7 +420,8 @@ def main(argv=None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
-    print("\n".join(lines))
+    lines += [""] + reproduce("python bench/rewrite_zh.py --write")
+    publish("rewrite_zh", "\n".join(lines), args.write)
     return 0
 
 
