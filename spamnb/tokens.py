@@ -108,6 +108,8 @@ class TokenizerOptions(Record):
     # Folding variants: level on these corpora (1-ROCA % 0.115 / 0.011 with
     # and without), whose Chinese is almost all Simplified GB2312; it is for
     # mail that mixes scripts or disguises words (涐司岢办理㊣規髮票 = 我司可办理正规发票).
+    # On ccert_zh's test part disguised so (bench/rewrite_zh.py), the table
+    # of variants.py took 1-ROCA 0.0330 → 0.0316 % (plain: 0.0297 either way).
     fold_variants: bool
 
     @staticmethod
