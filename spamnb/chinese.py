@@ -15,16 +15,10 @@ from functools import lru_cache
 from pathlib import Path
 
 _tokenizer = None
-_converter = None
 
-# Characters spam writes in place of common ones to slip past word filters:
-# the common character with a radical added (涐 for 我, 岢 for 可) or a rare
-# look-alike.  Traditional forms are OpenCC's business; these are not
-# Traditional forms of anything, so no converter knows them.
-HOMOGLYPHS = str.maketrans({
-    "涐": "我", "硪": "我", "莪": "我", "岢": "可", "伱": "你", "沵": "你", "妳": "你",
-    "菂": "的", "嘚": "得", "芣": "不", "嶶": "微", "薇": "微", "徴": "征", "沩": "为",
-})
+# Variant folding (Traditional, variants, look-alikes) lives in variants.py;
+# the name stays here for callers that fold before they segment.
+from .variants import fold_variants  # noqa: E402,F401
 
 
 def cache_dir() -> Path:
@@ -36,21 +30,6 @@ def _load():
     from .jiebaload import load_tokenizer
 
     return load_tokenizer(cache_dir())
-
-
-def fold_variants(run: str) -> str:
-    """Traditional characters to Simplified (OpenCC's t2s) and spam homoglyphs
-    to the characters they imitate: 涐司岢办理正規髮票 → 我司可办理正规发票."""
-    # OpenCC stays as it is: importing it and loading t2s costs ~4.5 ms in a
-    # spamnb process (14 ms alone), ~3 % of a cold classify, and an exact
-    # stand-in would need its phrase tables, which the binding does not
-    # expose: a table of characters is not enough (乾 → 干, but 乾隆 stays).
-    global _converter
-    if _converter is None:
-        import opencc
-
-        _converter = opencc.OpenCC("t2s")
-    return _converter.convert(run.translate(HOMOGLYPHS))
 
 
 def segment(run: str) -> list[str]:

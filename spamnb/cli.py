@@ -779,8 +779,14 @@ def inspect(model_path, top_n, words, fmt):
     model = Model.load(path)
     summary = dict(model.summary(), model=path)
     if words:
-        rows = [model.lookup(normalise(word)) or {"token": normalise(word), "weight": None}
-                for word in words]
+        # As the tokenizer reads text: 發票 and 发票 are one token when the
+        # model folds variants.
+        tokens = [normalise(word) for word in words]
+        if model.options.tokenizer.fold_variants:
+            from .variants import fold_word
+
+            tokens = [fold_word(token) for token in tokens]
+        rows = [model.lookup(token) or {"token": token, "weight": None} for token in tokens]
         spam_rows, ham_rows = rows, []
     else:
         spam_rows, ham_rows = model.top_tokens(top_n, spam=True), model.top_tokens(top_n, spam=False)
