@@ -59,6 +59,21 @@ def _no_attachment_tokens():
     tokens_module.message_tokens = without
 
 
+def _sparse_pairs():
+    """Orthogonal sparse bigrams (CRM114's OSB) on top of the plain pairs:
+    also each word with the word two and three places on, gaps marked."""
+    original = tokens_module.message_tokens
+
+    def with_gaps(message, options):
+        out = original(message, options)
+        for text in message.texts:
+            words = [w for w in tokens_module.text_tokens(text, options) if ":" not in w]
+            for gap in (2, 3):
+                out.extend(f"{a} {'_ ' * (gap - 1)}{b}" for a, b in zip(words, words[gap:]))
+        return out
+    tokens_module.message_tokens = with_gaps
+
+
 # name -> (tokenizer options overrides, train options overrides, setup function)
 VARIANTS = {
     "baseline": ({}, {}, None),
@@ -70,6 +85,7 @@ VARIANTS = {
     "no-casefold": ({}, {}, _no_casefold),
     "no-nfkc": ({}, {}, _no_nfkc),
     "no-attachment-tokens": ({}, {}, _no_attachment_tokens),
+    "osb": ({}, {}, _sparse_pairs),
 }
 def variant_overrides(name: str):
     """A named variant, or a setting: alpha=X, robinson=S, min-strength=X, normalize=none|sqrt|mean,
