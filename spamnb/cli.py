@@ -10,7 +10,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TEMPFAIL, EXIT_USAGE, InputError,
+from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TEMPFAIL, EXIT_USAGE, InputError, ModelError,
                      OptionError, SpamnbError)
 from .options import EVENT_MODELS, NORMALIZE, TrainOptions
 from .paths import default_model_path
@@ -467,6 +467,7 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
 
 
 @cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--spam", "spam_paths", multiple=True, type=click.Path(),
               help="Messages that are spam: files, folders, Maildirs or mbox (repeatable).")
 @click.option("--ham", "ham_paths", multiple=True, type=click.Path(),
@@ -479,8 +480,19 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
               help="Learn only messages the model now misclassifies or is unsure about.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary.")
 @model_option
-def learn(spam_paths, ham_paths, forget, relabel, force, on_error, model_path, quiet):
-    """Teach an existing model: add, forget or relabel messages.
+@training_options
+@click.pass_context
+def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, model_path, quiet,
+          event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength,
+          fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords):
+    """Teach a model: add, forget or relabel messages.
+
+    `--spam` and `--ham` each take a path and may be repeated; with one of
+    them, more PATHS may follow (`learn --spam a.eml b.eml Junk/`).
+    When the model file does not exist yet, learn creates it, as bogofilter
+    and sa-learn do: an empty model with the training options given here
+    (the defaults otherwise), which scores every message unsure until it has
+    seen both spam and ham.  The training options apply only then.
 
     Each message's digest is kept in the model, so learning a message twice
     is skipped, `--forget` removes exactly what was learned, and a message
@@ -491,22 +503,36 @@ def learn(spam_paths, ham_paths, forget, relabel, force, on_error, model_path, q
     \b
     Examples:
       spamnb learn --spam ~/Mail/caught-late/       # spam that got through
+      spamnb learn --spam Junk/cur/* --model new.spamnb   # creates new.spamnb
       spamnb learn --relabel --ham ~/Mail/false-positives/
       spamnb learn --forget --spam wrongly-taught.eml
       spamnb learn --on-error --spam Junk.mbox --ham Inbox.mbox
     """
     from .model import Model
-    from .modelfile import locked
+    from .modelfile import check_writable, locked
     from .render import skipped_summary
     from .training import learn as learn_messages
 
+    spam_paths, ham_paths = _label_paths(paths, spam_paths, ham_paths)
     if not spam_paths and not ham_paths:
         raise OptionError("give messages with --spam PATH and/or --ham PATH")
     if forget and (relabel or on_error):
         raise OptionError("--forget does not go with --relabel or --on-error")
     path = _model_path(model_path)
+    given = _training_options_given(ctx)
     with locked(path):
-        model = Model.load(path)
+        if os.path.exists(path):
+            if given:
+                raise OptionError(f"{', '.join(given)}: training options apply only when learn creates "
+                                  f"a model, and {path} exists (retrain it with `spamnb train` to change them)")
+            model = Model.load(path)
+        else:
+            if forget:
+                raise ModelError(f"no model at {path}: there is nothing to forget")
+            check_writable(path)
+            model = Model.empty(_train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df,
+                                               max_features, min_strength, fold_variants, bigrams,
+                                               headers_spec, stopwords_file, no_stopwords))
         try:
             report = learn_messages(model, spam_paths, ham_paths, forget=forget, relabel=relabel,
                                     force=force, on_error=on_error)
@@ -527,6 +553,35 @@ def learn(spam_paths, ham_paths, forget, relabel, force, on_error, model_path, q
                 parts.append(f"{count:,} {what}")
         click.echo("; ".join(parts))
         click.echo(f"model written to {path}")
+
+
+def _label_paths(paths, spam_paths, ham_paths):
+    """Extra PATHS belong to the one label given (`learn --spam a.eml b.eml dir/`)."""
+    spam_paths, ham_paths = list(spam_paths), list(ham_paths)
+    if paths:
+        if spam_paths and ham_paths:
+            raise OptionError("with both --spam and --ham, give each path after its own --spam or --ham")
+        if not spam_paths and not ham_paths:
+            raise OptionError("say what the messages are: --spam PATH... or --ham PATH...")
+        (spam_paths if spam_paths else ham_paths).extend(paths)
+    return spam_paths, ham_paths
+
+
+TRAINING_PARAMETERS = ("event_model", "alpha", "robinson", "normalize", "top_k", "chunk", "min_df",
+                       "max_features", "min_strength", "fold_variants", "bigrams", "headers_spec",
+                       "stopwords_file", "no_stopwords")
+
+
+def _training_options_given(ctx) -> list[str]:
+    """The training options set on the command line or in the environment."""
+    from click.core import ParameterSource
+
+    given = []
+    for parameter in ctx.command.params:
+        if parameter.name in TRAINING_PARAMETERS and ctx.get_parameter_source(parameter.name) in (
+                ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+            given.append(parameter.opts[0])
+    return given
 
 
 @cli.command(name="filter")

@@ -160,6 +160,12 @@ class Model(Scorer):
         model.refresh()
         return model
 
+    @classmethod
+    def empty(cls, options: TrainOptions) -> "Model":
+        """A model that has learned nothing yet (`learn` into a new file):
+        it scores every message unsure until it has seen spam and ham."""
+        return cls.from_counts(TokenCounts(), options)
+
     def refresh(self, keep_calibration: bool = False) -> None:
         """Recompute weights and the scoring sections after the counts changed.
 

@@ -52,13 +52,6 @@ class Weights:
     """True when a token counts once however often it occurs (Bernoulli, mixed)."""
 
 
-def check_trainable(counts: TokenCounts) -> None:
-    missing = [name for name, c in (("spam", SPAM), ("ham", HAM)) if counts.messages[c] <= 0]
-    if missing:
-        raise ValueError(f"the model has no {' and no '.join(missing)} messages; "
-                         "naive Bayes needs examples of both classes")
-
-
 def class_log_prior(messages: np.ndarray) -> np.ndarray:
     """log π_c = log M_c - log Σ M."""
     return np.log(messages) - np.log(messages.sum())
@@ -131,9 +124,16 @@ def token_weights(occurrences, documents, messages, totals, vocabulary, event_mo
 
 def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float, robinson: float = 0.0,
                      min_strength: float = 0.0) -> Weights:
-    """λ and b of the formulas above, vectorised over the vocabulary."""
-    check_trainable(counts)
+    """λ and b of the formulas above, vectorised over the vocabulary.
+
+    A model that has seen no message of one class (`learn` starting from
+    nothing) has no evidence either way: every λ and b are 0, so every
+    message scores log-odds 0, P(spam) 1/2, unsure, until both classes
+    have examples.
+    """
     occurrences = counts.occurrences
+    if counts.messages.min() <= 0:
+        return Weights(weights=np.zeros(len(counts)), bias=0.0, presence=presence_scoring(event_model))
     weights, absent = token_weights(occurrences, counts.documents, counts.messages,
                                     occurrences.sum(axis=1), len(counts), event_model, alpha, robinson,
                                     min_strength)

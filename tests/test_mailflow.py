@@ -258,3 +258,47 @@ def test_completion_scripts():
     for shell in ("bash", "zsh", "fish"):
         result = run_spamnb("completion", shell)
         assert result.returncode == 0 and b"_SPAMNB_COMPLETE" in result.stdout
+
+
+def test_learn_creates_a_model_from_nothing_and_takes_several_paths(tmp_path):
+    """As bogofilter and sa-learn: the first learn makes the model; until it
+    has seen both classes every message scores exactly unsure."""
+    model = tmp_path / "new.spamnb"
+    spam = sorted((SAMPLE / "mail" / "spam").iterdir())
+    ham = sorted((SAMPLE / "mail" / "ham").iterdir())
+    done = run_spamnb("learn", "--spam", spam[0], spam[1], spam[2], "--model", model, "--alpha", "0.5")
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"learned 3 spam + 0 ham" in done.stdout
+    one_class = Model.load(model)
+    assert list(one_class.messages) == [0, 3] and one_class.options.alpha == 0.5
+    scored = run_spamnb("classify", "--format", "json", "--model", model, ham[0])
+    record = json.loads(scored.stdout)[0]
+    assert (record["label"], record["score"], record["log_odds"]) == ("unsure", 0.5, 0.0)
+    # A folder and a file in one call; both classes now, so scores move.
+    done = run_spamnb("learn", "--ham", SAMPLE / "mail" / "ham", "--model", model)
+    assert done.returncode == 0, done.stderr.decode()
+    assert list(Model.load(model).messages) == [len(ham), 3]
+    record = json.loads(run_spamnb("classify", "--format", "json", "--model", model, spam[5]).stdout)[0]
+    assert record["log_odds"] != 0.0
+    # Training options only make sense when the model is created.
+    refused = run_spamnb("learn", "--spam", spam[4], "--model", model, "--alpha", "0.3")
+    assert refused.returncode == 64 and b"--alpha" in refused.stderr
+    both = run_spamnb("learn", "--spam", spam[4], "--ham", ham[1], ham[2], "--model", model)
+    assert both.returncode == 64 and b"its own --spam or --ham" in both.stderr
+    nothing = run_spamnb("learn", "--forget", "--spam", spam[4], "--model", tmp_path / "absent.spamnb")
+    assert nothing.returncode == 3 and not (tmp_path / "absent.spamnb").exists()
+
+
+def test_scores_from_a_model_with_one_class_empty_are_unsure():
+    from spamnb.counts import SPAM as SPAM_CLASS
+    from spamnb.counts import TokenCounts
+    from spamnb.options import TrainOptions
+
+    counts = TokenCounts()
+    counts.add([["cheap", "pills"], ["cheap", "watches"]], [SPAM_CLASS, SPAM_CLASS])
+    for event_model in ("multinomial", "bernoulli", "mixed"):
+        model = Model.from_counts(counts, TrainOptions(event_model=event_model))
+        score = model.score_tokens(["cheap", "pills", "hello"])
+        assert (score.log_odds, score.probability, score.label) == (0.0, 0.5, "unsure")
+    empty = Model.empty(TrainOptions())
+    assert empty.score_tokens(["anything"]).label == "unsure" and empty.vocabulary_size == 0

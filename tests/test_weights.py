@@ -163,11 +163,12 @@ def test_counts_match_matrix_statistics():
     np.testing.assert_array_equal(streamed.messages, counts.messages)
 
 
-def test_training_needs_both_classes():
+def test_weights_with_one_class_empty_say_nothing():
     counts = TokenCounts()
-    counts.add([["a"]], [1])
-    with pytest.raises(ValueError, match="no ham"):
-        log_odds_weights(counts, "multinomial", 1.0)
+    counts.add([["a", "b"], ["a"]], [1, 1])
+    for event_model in ("multinomial", "bernoulli", "mixed"):
+        computed = log_odds_weights(counts, event_model, 1.0)
+        assert computed.bias == 0.0 and computed.weights.tolist() == [0.0, 0.0]
 
 
 def test_models_from_before_min_strength_weigh_every_token():
