@@ -57,6 +57,7 @@ import argparse
 import datetime
 import json
 import math
+import os
 import shlex
 import shutil
 import sys
@@ -87,11 +88,13 @@ from toolkit import names  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Per-message command-line calls make the online rows the slow part
-# (spamnb's learn rewrites its whole model file for every message): 3,000
-# trec06p messages take spamnb alone about N minutes on 2 cores, so the
-# other corpora's online rows default to fewer messages.
-ONLINE_LIMITS = {"trec06p": 3000, "spamassassin": 1000, "ccert_zh": 1000}
+# Per-message command-line calls make the online rows the slow part: each
+# `spamnb learn` costs 0.35-0.45 s even on a tiny model (most of it imports)
+# and each classify 0.07-0.1 s (Chinese more), about twice that when the two
+# cores are busy with other work.  3,000 trec06p messages take spamnb alone
+# 25-50 minutes, the split rows 12-25 in all, so the other online rows
+# default to 500 messages (about 5-12 minutes each, every tool).
+ONLINE_LIMITS = {"trec06p": 3000, "spamassassin": 500, "ccert_zh": 500}
 
 
 # ------------------------------------------------------------- protocols
@@ -272,6 +275,10 @@ def alternative_notes(result: Result) -> list[str]:
     return notes
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def run_cell(tool: Tool, job, labels: list[int], title: str):
     """A Result, or the text of a failed cell."""
     print(f"[{title}] {tool.title}: running", file=sys.stderr, flush=True)
@@ -279,9 +286,10 @@ def run_cell(tool: Tool, job, labels: list[int], title: str):
         outcome = tool.run(job)
         result = Result(labels, outcome)
         result.measures = measure(labels, result.scores, outcome.verdicts)
-        unscored = sum(s is None for s in outcome.scores)
+        # Online, the first message comes before any training: no tool can score it.
+        unscored = sum(s is None for s in outcome.scores[isinstance(job, OnlineJob):])
         if unscored:
-            outcome.notes.append(f"{unscored} messages unscored (counted at the neutral score "
+            outcome.notes.append(f"{plural(unscored, 'message')} unscored (counted at the neutral score "
                                  f"{outcome.neutral:g}, verdict unsure)")
         outcome.notes.extend(alternative_notes(result))
     except Exception as error:
@@ -429,7 +437,7 @@ METHODS = {
 }
 
 
-def report(rows, tools, cells, sizes, versions, skipped, command, seconds, limits) -> str:
+def report(rows, tools, cells, sizes, versions, skipped, command, seconds, limits, load) -> str:
     tool_versions = "; ".join(f"{PEERS.get(kind, kind)} {versions[kind]}" if kind != "sklearn" else versions[kind]
                               for kind in dict.fromkeys(tool.kind for tool in tools) if kind in versions)
     online_rows = [p for p in rows if p.kind == "online"]
@@ -438,8 +446,8 @@ def report(rows, tools, cells, sizes, versions, skipped, command, seconds, limit
         "",
         "Every tool reads the same message bytes under neutral numbered names. Split rows train once "
         "and score the test part; online rows are TREC's immediate feedback from an empty model: each "
-        "message in order is scored, then learned with its true label (the first messages, before a "
-        "tool has anything to score with, count as unsure at its neutral score). trec06p and "
+        "message in order is scored, then learned with its true label (the first message, before any "
+        "tool has anything to score with, counts as unsure at the tool's neutral score). trec06p and "
         "spamassassin keep every header; ccert_zh keeps only the Subject, From, To, Cc, Reply-To, "
         "MIME-Version and Content-* fields, since its routing headers give the label away. ccert_zh's "
         "index holds all its ham (2004) before all its spam (2005-07), so its stream merges the two "
@@ -463,7 +471,8 @@ def report(rows, tools, cells, sizes, versions, skipped, command, seconds, limit
         "\n".join([f"- {METHODS[kind]}" for kind in dict.fromkeys(tool.kind for tool in tools)]
                   + notes_list(rows, tools, cells, skipped)),
         "",
-        f"Machine: {machine()}; {tool_versions}. Run {datetime.date.today().isoformat()}, "
+        f"Machine: {machine()}; load average at the start {load}; {tool_versions}. "
+        f"Run {datetime.date.today().isoformat()}, "
         f"{seconds / 60:.1f} minutes in all"
         + (f"; online rows limited to {', '.join(f'{p.title} {limits[p.key]:,}' for p in online_rows)} messages"
            if online_rows else "") + ".",
@@ -482,8 +491,9 @@ def finite(value):
     return math.copysign(sys.float_info.max, value)
 
 
-def dump(path: Path, rows, tools, cells, ids, sizes, versions, skipped, command, limits) -> None:
-    data = {"command": command, "machine": machine(), "date": datetime.date.today().isoformat(),
+def dump(path: Path, rows, tools, cells, ids, sizes, versions, skipped, command, limits, load) -> None:
+    data = {"command": command, "machine": machine(), "load_average_at_start": load,
+            "date": datetime.date.today().isoformat(),
             "versions": versions, "skipped": skipped, "protocols": {}}
     for protocol in rows:
         if protocol.key not in ids:
@@ -540,6 +550,7 @@ def availability(tools: list[Tool]) -> tuple[dict[str, str], dict[str, str]]:
 def main(argv=None) -> None:
     arguments = parse_arguments(argv)
     started = time.perf_counter()
+    load = " ".join(f"{value:.2f}" for value in os.getloadavg())  # other work on the machine slows every tool
     command = shlex.join([".venv/bin/python", "bench/compare.py"] + (sys.argv[1:] if argv is None else argv))
     rows = []
     for protocol in PROTOCOLS:
@@ -581,8 +592,9 @@ def main(argv=None) -> None:
                 cells[(protocol.key, tool.key)] = run_cell(tool, job, labels, protocol.title)
                 shutil.rmtree(work)
             if arguments.json:  # after every row, so an interrupted run keeps what it measured
-                dump(arguments.json, rows, tools, cells, ids, sizes, versions, skipped, command, limits)
-    text = report(rows, tools, cells, sizes, versions, skipped, command, time.perf_counter() - started, limits)
+                dump(arguments.json, rows, tools, cells, ids, sizes, versions, skipped, command, limits, load)
+    text = report(rows, tools, cells, sizes, versions, skipped, command, time.perf_counter() - started, limits,
+                  load)
     publish("compare", text, arguments.write)
 
 

@@ -126,8 +126,8 @@ def split(job: SplitJob) -> Outcome:
              "--random"]
     trained, train_seconds = timed(lambda: run(train, cwd=home))
     learned = len(re.findall(r"\) train", trained.stdout))
-    notes.append(f"mailtrainer learned {learned} of the {len(job.train)} training messages "
-                 "(the others were already right by more than the thick threshold)")
+    notes.append(f"mailtrainer learned {learned:,} of the {len(job.train):,} training messages "
+                 "(DSTTTR: only those misclassified or within the thick threshold)")
 
     def classify_all():
         return [classify(home, item.path) for item in job.test]
@@ -153,8 +153,8 @@ def online(job: OnlineJob) -> Outcome:
                                f"{done.stderr.decode(errors='replace').strip()[-300:]}")
         learned += b") train" in done.stdout
         job.progress("crm114", number, started)
-    notes.append(f"mailtrainer learned {learned} of the {len(job.stream)} messages "
-                 "(the others were already right by more than the thick threshold)")
+    notes.append(f"mailtrainer learned {learned:,} of the {len(job.stream):,} messages "
+                 "(DSTTTR: only those misclassified or within the thick threshold)")
     return finish(prs, spam_threshold, good_threshold, {"total": time.perf_counter() - started}, notes)
 
 

@@ -94,14 +94,12 @@ def online(job: OnlineJob, extra: list[str]) -> Outcome:
                               capture_output=True, text=True)
         classify_seconds += time.perf_counter() - began
         record = json.loads(done.stdout.splitlines()[-1]) if done.stdout.strip() else None
-        if record is None:
-            scores.append(None)
-            verdicts.append("unsure")
-            reason = done.stderr.strip().splitlines()[-1][:120] if done.stderr.strip() else f"exit {done.returncode}"
-            problems[f"classify: {reason}"] = problems.get(f"classify: {reason}", 0) + 1
-        else:
-            scores.append(record["log_odds"])
-            verdicts.append(record["label"])
+        scores.append(None if record is None else record["log_odds"])
+        verdicts.append("unsure" if record is None else record["label"])
+        if record is None and number > 1:  # the first has no model yet, as it should
+            reason = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
+            reason = f"unscored, classify said: {reason.replace(str(model), 'MODEL')[:160]}"
+            problems[reason] = problems.get(reason, 0) + 1
         learn = command() + ["learn", "--spam" if item.label else "--ham", str(item.path), "--model", str(model)]
         if not model.exists():
             learn += model_options(job, extra)
@@ -112,9 +110,9 @@ def online(job: OnlineJob, extra: list[str]) -> Outcome:
             raise RuntimeError(f"learn of message {number} exited {learned.returncode}: {learned.stderr.strip()[-300:]}")
         for what in ("already learned", "learned with the other label"):
             if what in learned.stdout:
-                problems[f"learn: {what}"] = problems.get(f"learn: {what}", 0) + 1
+                problems[f"learn said {what}"] = problems.get(f"learn said {what}", 0) + 1
         job.progress("spamnb", number, started)
-    notes = [f"{count} messages: {what}" for what, count in problems.items()]
+    notes = [f"{count:,} message{'' if count == 1 else 's'}: {what}" for what, count in problems.items()]
     notes.append(f"classify {classify_seconds:.0f} s, learn {learn_seconds:.0f} s in all "
                  f"(model file {model.stat().st_size / 1e6:.1f} MB at the end)")
     notes.append(settings_note(model))
