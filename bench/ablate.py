@@ -63,9 +63,6 @@ def _no_attachment_tokens():
 VARIANTS = {
     "baseline": ({}, {}, None),
     "no-stopwords": ({"stopwords": frozenset()}, {}, None),
-    "headers=none": ({"headers": ()}, {}, None),
-    "headers=subject,from": ({"headers": ("subject", "from")}, {}, None),
-    "headers=all": ({"headers": ("*",)}, {}, None),
     "no-url-tokens": ({}, {}, _no_urls),
     "min-word-length=1": ({}, {}, _patch(MIN_WORD_LENGTH=1)),
     "min-word-length=3": ({}, {}, _patch(MIN_WORD_LENGTH=3)),
@@ -73,18 +70,15 @@ VARIANTS = {
     "no-casefold": ({}, {}, _no_casefold),
     "no-nfkc": ({}, {}, _no_nfkc),
     "no-attachment-tokens": ({}, {}, _no_attachment_tokens),
-    "multinomial": ({}, {"event_model": "multinomial"}, None),
-    "bernoulli": ({}, {"event_model": "bernoulli"}, None),
-    "mixed": ({}, {"event_model": "mixed"}, None),
-    "alpha=0.1": ({}, {"alpha": 0.1}, None),
-    "alpha=0.5": ({}, {"alpha": 0.5}, None),
 }
-def _variant(name: str):
+def variant_overrides(name: str):
     """A named variant, or a setting: alpha=X, robinson=S, min-strength=X, normalize=none|sqrt|mean,
     top-k=K, bigrams, min-word-length=N, max-word-length=N."""
     if name in VARIANTS:
         return VARIANTS[name]
     key, _, value = name.partition("=")
+    if key == "event-model":
+        return {}, {"event_model": value}, None
     if key in ("alpha", "robinson", "min-strength"):
         key = key.replace("-", "_")
         return {}, {key: float(value)}, None
@@ -96,6 +90,13 @@ def _variant(name: str):
         return {"bigrams": value != "no"}, {}, None
     if key == "fold-variants":
         return {"fold_variants": value != "no"}, {}, None
+    if key == "no-rule":  # no-rule=received: read that header field as plain words
+        def drop_rule(field=value):
+            tokens_module.FIELD_RULES = {k: v for k, v in tokens_module.FIELD_RULES.items()
+                                         if not k.endswith(field)}
+        return {}, {}, drop_rule
+    if key == "headers":
+        return {"headers": TokenizerOptions.parse_headers(value)}, {}, None
     if key in ("min-word-length", "max-word-length"):
         return {}, {}, _patch(**{key.upper().replace("-", "_"): int(value)})
     raise SystemExit(f"unknown variant {name!r}; known: {', '.join(VARIANTS)} and settings "
@@ -165,11 +166,11 @@ def evaluate(name: str, variants: list[str], jobs: int, folds: int = 0,
             continue
         tokenizer_overrides, train_overrides, setups = {}, {}, []
         for part in variant.split("+"):  # "mixed+min-word-length=3" combines two variants
-            more_tokenizer, more_train, setup = _variant(part)
+            more_tokenizer, more_train, setup = variant_overrides(part)
             tokenizer_overrides.update(more_tokenizer)
             train_overrides.update(more_train)
             setups += [setup] if setup else []
-        saved = {k: getattr(tokens_module, k) for k in ("url_tokens", "MIN_WORD_LENGTH", "MAX_WORD_LENGTH",
+        saved = {k: getattr(tokens_module, k) for k in ("url_tokens", "FIELD_RULES", "MIN_WORD_LENGTH", "MAX_WORD_LENGTH",
                                                         "normalise", "text_tokens", "message_tokens")}
         for setup in setups:
             setup()

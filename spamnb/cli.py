@@ -106,10 +106,10 @@ def training_options(function):
                      help="Fold Traditional Chinese and spam homoglyphs to Simplified."),
         click.option("--bigrams/--no-bigrams", default=None,
                      help="Also count pairs of adjacent words."),
-        click.option("--headers", "headers_spec", default="content", show_default=True,
-                     help="Header fields to tokenize: content (Subject, From, To, Cc, Reply-To, "
-                     "MIME-Version, Content-*), all, none, or a comma list such as "
-                     "'subject,from,x-mailer,content-*'."),
+        click.option("--headers", "headers_spec", default="all", show_default=True,
+                     help="Header fields to tokenize: all; content (Subject, From, To, Cc, Reply-To, "
+                     "MIME-Version, Content-*: for collections whose routing headers give the label "
+                     "away); none; or a comma list such as 'subject,from,x-mailer,content-*'."),
         click.option("--stopwords", "stopwords_file", type=click.Path(dir_okay=False),
                      help="File of stop words (one per line) replacing the built-in English and Chinese lists."),
         click.option("--no-stopwords", is_flag=True, help="Keep every word."),
@@ -520,19 +520,19 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
         raise OptionError("--forget does not go with --relabel or --on-error")
     path = _model_path(model_path)
     given = _training_options_given(ctx)
+    options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
+                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
     with locked(path):
         if os.path.exists(path):
-            if given:
-                raise OptionError(f"{', '.join(given)}: training options apply only when learn creates "
-                                  f"a model, and {path} exists (retrain it with `spamnb train` to change them)")
             model = Model.load(path)
+            if given and options != model.options:
+                raise OptionError(f"{', '.join(given)}: training options apply only when learn creates "
+                                  f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
         else:
             if forget:
                 raise ModelError(f"no model at {path}: there is nothing to forget")
             check_writable(path)
-            model = Model.empty(_train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df,
-                                               max_features, min_strength, fold_variants, bigrams,
-                                               headers_spec, stopwords_file, no_stopwords))
+            model = Model.empty(options)
         try:
             report = learn_messages(model, spam_paths, ham_paths, forget=forget, relabel=relabel,
                                     force=force, on_error=on_error)

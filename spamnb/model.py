@@ -30,7 +30,13 @@ from .weights import log_odds_weights, presence_scoring, selected_features, toke
 
 # Sections read only to learn, inspect or export: stored compressed.
 COMPRESSED = frozenset({"token_lengths", "token_bytes", "occurrences", "documents", "last_seen",
-                        "digests", "digest_classes"})
+                        "digests", "digest_classes", "recent_raw", "recent_labels"})
+# `learn` keeps the raw score each of the last RECENT_SCORES messages had
+# before it was learned: scores of mail the model had not seen, in the order
+# it came, from which it refits calibration and cutoffs (Model.refit_from_recent).
+RECENT_SCORES = 2000
+# Refit once at least this many of each class are on record.
+RECENT_MINIMUM = 10
 
 
 def today() -> int:
@@ -141,6 +147,53 @@ def _leave_one_out_chunk(counts, documents, labels, options, selected) -> np.nda
     return np.bincount(message, weights=contributions, minlength=len(bags)) / np.maximum(kept, 1) ** gamma
 
 
+def held_out_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: list[int],
+                        options: TrainOptions, selected: np.ndarray | None = None) -> np.ndarray:
+    """Raw scores of a block of training messages from the counts without
+    the whole block: what a model trained on the rest would have said of
+    them.  With the block the most recent mail, that is the score of mail
+    that came after the model, drift included, where leave-one-out keeps
+    each message's own campaign (its neighbours in time) in the model.
+    """
+    occurrences = counts.occurrences.copy()
+    document_counts = counts.documents.copy()
+    messages = counts.messages.copy()
+    bags = [Counter(tokens) for tokens in documents]
+    try:
+        ids = np.array(list(map(counts.vocabulary.__getitem__, chain.from_iterable(bags))), dtype=np.intp)
+    except KeyError:
+        raise ValueError("held-out scores need messages the model was trained on") from None
+    times = np.array(list(chain.from_iterable(bag.values() for bag in bags)), dtype=np.int64)
+    sizes = np.fromiter(map(len, bags), dtype=np.intp, count=len(bags))
+    label = np.repeat(np.asarray(labels, dtype=np.intp), sizes)
+    np.add.at(occurrences, (label, ids), -times)
+    np.add.at(document_counts, (label, ids), -1)
+    messages -= np.bincount(np.asarray(labels, dtype=np.intp), minlength=2)
+    if messages.min() <= 0:
+        raise ValueError("held-out scores need messages of each class outside the block")
+    remaining = document_counts.sum(axis=0) > 0  # tokens only the block had leave V
+    weights, _ = token_weights(occurrences, document_counts, messages, occurrences.sum(axis=1),
+                               int(remaining.sum()), options.event_model, options.alpha, options.robinson,
+                               options.min_strength)
+    weights[~remaining] = 0.0
+    if selected is not None:
+        weights[~selected] = 0.0
+    presence = presence_scoring(options.event_model)
+    rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
+    vocabulary = counts.vocabulary
+
+    def raw(tokens: list[str]) -> float:
+        if rule.chunk and len(tokens) > rule.chunk:  # as scoring does: the spammiest chunk
+            return max(raw(tokens[i:i + rule.chunk]) for i in range(0, len(tokens), rule.chunk))
+        bag = Counter(tokens)
+        token_ids = np.fromiter(map(vocabulary.__getitem__, bag), dtype=np.intp, count=len(bag))
+        x = np.ones(len(bag)) if presence else np.fromiter(bag.values(), dtype=np.float64, count=len(bag))
+        contributions = weights[token_ids] * x
+        return rule.raw(contributions[contributions != 0.0].tolist())[0]
+
+    return np.array([raw(tokens) for tokens in documents], dtype=np.float64)
+
+
 class Model(Scorer):
     """A trained naive Bayes spam model: the counts, and a Scorer built on them."""
 
@@ -150,6 +203,8 @@ class Model(Scorer):
         self._counts = counts
         self._sections: dict[str, np.ndarray] | None = None
         self._selected: np.ndarray | None = None  # feature selection of the last refresh
+        self.recent_raw = np.zeros(0)  # see RECENT_SCORES
+        self.recent_labels = np.zeros(0, dtype=np.uint8)
 
     # -- building -----------------------------------------------------------
 
@@ -211,6 +266,8 @@ class Model(Scorer):
         order = np.argsort(digests)
         self._sections["digests"] = digests[order].astype("<u8")
         self._sections["digest_classes"] = classes[order]
+        self._sections["recent_raw"] = self.recent_raw.astype("<f8")
+        self._sections["recent_labels"] = self.recent_labels.astype(np.uint8)
         self.bias = computed.bias
         self.meta["block_size"] = BLOCK_KEYS
         if not keep_calibration:
@@ -233,6 +290,8 @@ class Model(Scorer):
             model.bias = float(meta["bias"])
             model._messages = np.array(meta["messages"], dtype=np.int64)
             model._check_structure()
+            model.recent_raw = model._sections.get("recent_raw", np.zeros(0)).astype(np.float64)
+            model.recent_labels = model._sections.get("recent_labels", np.zeros(0, dtype=np.uint8))
             model.table  # build the lookup now, not at the first message
         except (KeyError, TypeError, ValueError, IndexError) as error:
             raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
@@ -265,6 +324,10 @@ class Model(Scorer):
             raise ValueError("bias is not a finite number")
         if "digests" in s and s["digests"].shape != s["digest_classes"].shape:
             raise ValueError("digest sections disagree")
+        if s.get("recent_raw", np.zeros(0)).shape != s.get("recent_labels", np.zeros(0)).shape:
+            raise ValueError("recent score sections disagree")
+        if not np.isfinite(s.get("recent_raw", np.zeros(0))).all() or (s.get("recent_labels", np.zeros(0)) > 1).any():
+            raise ValueError("recent scores out of range")
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the model atomically (see modelfile.write_model)."""
@@ -322,7 +385,7 @@ class Model(Scorer):
                                       block_size=int(self.meta["block_size"]))
         return self._table
 
-    def calibrate(self, documents: list[list[str]], labels: list[int]) -> dict:
+    def calibrate(self, documents: list[list[str]], labels: list[int], held_out: bool = False) -> dict:
         """Fit P(spam) = σ(a · raw + c) on leave-one-out scores of training messages.
 
         Each message is scored with weights from the counts minus its own
@@ -338,11 +401,53 @@ class Model(Scorer):
         if self._selected is None:  # a loaded model: its counts, as refresh would select
             self._selected = selected_features(self.counts.documents, self.counts.messages,
                                                self.options.min_df, self.options.max_features)
-        raw = leave_one_out_raw_scores(self.counts, documents, labels, self.options, self._selected)
+        if held_out:
+            raw = held_out_raw_scores(self.counts, documents, labels, self.options, self._selected)
+        else:
+            raw = leave_one_out_raw_scores(self.counts, documents, labels, self.options, self._selected)
         scale, offset = fit_platt(raw, np.asarray(labels))
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(documents)}
         self.held_out_log_odds = offset + scale * raw
         return self.meta["calibration"]
+
+    def raw_score(self, tokens: list[str]) -> float:
+        """The raw score (before calibration) the model as it stands gives."""
+        rule = self.rule
+        return (self.score_tokens(tokens).log_odds - rule.offset) / rule.scale
+
+    def record_recent(self, raw: float, label: int) -> None:
+        """Keep the score a message had before it was learned (the last RECENT_SCORES)."""
+        self.recent_raw = np.append(self.recent_raw, raw)[-RECENT_SCORES:]
+        self.recent_labels = np.append(self.recent_labels, np.uint8(label))[-RECENT_SCORES:]
+
+    def refit_from_recent(self) -> bool:
+        """Refit calibration and cutoffs on the recorded scores of learned mail.
+
+        Those scores came from the model before it saw each message, so they
+        are what the model says of new mail, drift included.  A model that
+        `learn` built from nothing refits as soon as it has RECENT_MINIMUM of
+        each class on record; one calibrated by `train` keeps that
+        calibration until RECENT_SCORES are on record, then follows them.
+        Cutoffs set by hand at training time (no `cutoffs_tuned`) stay.
+        """
+        labels = self.recent_labels.astype(np.int64)
+        if min(int((labels == HAM).sum()), int((labels == SPAM).sum())) < RECENT_MINIMUM:
+            return False
+        calibration = self.meta.get("calibration")
+        trained = calibration is not None and calibration.get("source") != "learned"
+        if trained and len(labels) < RECENT_SCORES:
+            return False
+        scale, offset = fit_platt(self.recent_raw, labels)
+        self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(labels),
+                                    "source": "learned"}
+        if "cutoffs_tuned" in self.meta or not trained:
+            tuned = self.meta.get("cutoffs_tuned", {})
+            max_fpr, max_fnr = tuned.get("max_fpr", 0.001), tuned.get("max_fnr", 0.005)
+            spam, ham = tune_cutoffs(offset + scale * self.recent_raw, labels, max_fpr, max_fnr)
+            self.cutoffs = Cutoffs(spam=spam, ham=ham)
+            self.meta["cutoffs_tuned"] = {"max_fpr": max_fpr, "max_fnr": max_fnr, "messages": len(labels),
+                                          "source": "learned"}
+        return True
 
     def tune_cutoffs(self, labels: list[int], max_fpr: float = 0.001, max_fnr: float = 0.005) -> Cutoffs:
         """Set cutoffs from the leave-one-out scores of the last `calibrate`."""

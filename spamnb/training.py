@@ -211,12 +211,27 @@ def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions
                raw.origin, message_digest(raw.data))
 
 
-def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:
+HELD_OUT = os.environ.get("SPAMNB_EXPERIMENT_HELD_OUT") == "1"
+RECENT_SHARE = 0.2
+
+
+def recent_block(documents, labels) -> list[tuple[list[str], int]]:
+    """The most recent RECENT_SHARE of each class, in reading order."""
+    out = []
+    for label in (HAM, SPAM):
+        of_class = [i for i, lab in enumerate(labels) if lab == label]
+        size = min(max(int(len(of_class) * RECENT_SHARE), 1), CALIBRATION_SAMPLE // 2)
+        out += [(documents[i], labels[i]) for i in of_class[len(of_class) - size:]]
+    return out
+
+
+def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True,
+              held_out: bool = False) -> None:
     """Fit the model's probability calibration, and with `tune` its cutoffs,
     on leave-one-out scores of the sample, when the sample allows it."""
     labels = [label for _, label in sample]
     if labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(model.messages) >= 2:
-        model.calibrate([tokens for tokens, _ in sample], labels)
+        model.calibrate([tokens for tokens, _ in sample], labels, held_out=held_out)
         if tune:
             model.tune_cutoffs(labels)
 
@@ -229,7 +244,9 @@ def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options
     for start in range(0, len(documents), BATCH_MESSAGES):
         counts.add(documents[start:start + BATCH_MESSAGES], labels[start:start + BATCH_MESSAGES])
     model = Model.from_counts(counts, options)
-    if calibrated:
+    if calibrated and HELD_OUT:
+        calibrate(model, recent_block(documents, labels), held_out=True)
+    elif calibrated:
         sample = Reservoir(CALIBRATION_SAMPLE)
         for pair in zip(documents, labels):
             sample.offer(pair)
@@ -301,14 +318,16 @@ def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forge
     again is skipped, forgetting removes exactly what was added, and
     `relabel` moves a message learned with the wrong label to the right one
     (forget as the old class, learn as the new).  `on_error` learns only
-    the messages the model currently gets wrong or is unsure about.  The
-    model's calibration and cutoffs are kept; retrain to refit them.
+    the messages the model currently gets wrong or is unsure about.
+    Calibration and cutoffs are refitted from the scores learned messages
+    had before they were learned (Model.refit_from_recent).
     """
     check_paths([*spam, *ham])
     counts = model.counts
     report = LearnReport()
     day = today()
     sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
+    scorable = bool(counts.messages.min() > 0)  # the weights (as loaded) say something
     for label, tokens, _, digest in tokenized_messages(sources, model.options, report.reading):
         name = LABELS[label]
         previous = counts.learned.get(digest)
@@ -332,6 +351,10 @@ def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forge
         elif on_error and model.score_tokens(tokens).label == name:
             report.already_right += 1
             continue
+        elif not on_error and scorable:
+            # Its score before learning, on record for refitting.  Train on
+            # error's messages are not a sample of the mail, so they are not.
+            model.record_recent(model.raw_score(tokens), label)
         counts.add([tokens], [label], day=day)
         counts.learned[digest] = label
         report.learned[name] += 1
@@ -341,4 +364,6 @@ def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forge
         # with it every weight, is what it was before they were learned.
         model._counts = counts.subset(present)
     model.refresh(keep_calibration=True)
+    if not forget:
+        model.refit_from_recent()
     return report

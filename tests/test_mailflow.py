@@ -302,3 +302,34 @@ def test_scores_from_a_model_with_one_class_empty_are_unsure():
         assert (score.log_odds, score.probability, score.label) == (0.0, 0.5, "unsure")
     empty = Model.empty(TrainOptions())
     assert empty.score_tokens(["anything"]).label == "unsure" and empty.vocabulary_size == 0
+
+
+def test_learn_from_nothing_refits_cutoffs_from_scores_before_learning(tmp_path):
+    """Each learned message's score before it was learned is kept; once ten of
+    each class are on record, calibration and cutoffs are fitted to them."""
+    from spamnb.model import RECENT_MINIMUM
+
+    model_path = tmp_path / "online.spamnb"
+    spam = sorted((SAMPLE / "mail" / "spam").iterdir())
+    ham = sorted((SAMPLE / "mail" / "ham").iterdir())
+    assert run_spamnb("learn", "--spam", spam[0], "--ham", ham[0], "--model", model_path).returncode == 0
+    recorded = []
+    for index in range(1, RECENT_MINIMUM + 2):  # classify then learn, as a mail flow does
+        for path, label in ((spam[index], 1), (ham[index], 0)):
+            before = Model.load(model_path)
+            raw = before.raw_score(before.tokens(path.read_bytes()))
+            recorded.append((raw, label))
+            flag = "--spam" if label else "--ham"
+            assert run_spamnb("learn", flag, path, "--model", model_path, "-q").returncode == 0
+    model = Model.load(model_path)
+    assert np.allclose(model.recent_raw, [raw for raw, _ in recorded])
+    assert model.recent_labels.tolist() == [label for _, label in recorded]
+    calibration = model.meta["calibration"]
+    assert calibration["source"] == "learned" and calibration["messages"] == len(recorded)
+    from spamnb.calibration import fit_platt, tune_cutoffs
+
+    scale, offset = fit_platt(np.array([r for r, _ in recorded]), np.array([l for _, l in recorded]))
+    assert np.isclose(calibration["scale"], scale) and np.isclose(calibration["offset"], offset)
+    spam_cut, ham_cut = tune_cutoffs(offset + scale * np.array([r for r, _ in recorded]),
+                                     np.array([l for _, l in recorded]))
+    assert (model.cutoffs.spam, model.cutoffs.ham) == (spam_cut, ham_cut)

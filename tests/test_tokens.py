@@ -62,10 +62,10 @@ def test_header_fields_are_prefixed_and_selectable():
     assert "from:张三" in tokens and "from:domain:example.cn" in tokens and "to:addr:li@example.org" in tokens
     assert "content-type:gb2312" in tokens
     assert "正规" in tokens and "发票" in tokens
-    assert not any(t.startswith(("received:", "x-mailer:")) for t in tokens)  # routing left out by default
+    assert "received:domain:example.net" in tokens  # every field by default
 
-    everything = TokenizerOptions(headers=TokenizerOptions.parse_headers("all"), stopwords=frozenset())
-    assert "received:relay.example.net" in message_tokens(decoded, everything)
+    content = TokenizerOptions(headers=TokenizerOptions.parse_headers("content"), stopwords=frozenset())
+    assert not any(t.startswith(("received:", "x-mailer:")) for t in message_tokens(decoded, content))
     just_subject = TokenizerOptions(headers=TokenizerOptions.parse_headers("subject"), stopwords=frozenset())
     assert {t.split(":")[0] for t in message_tokens(decoded, just_subject) if ":" in t} == {"subject"}
     nothing = TokenizerOptions(headers=TokenizerOptions.parse_headers("none"), stopwords=frozenset())
@@ -116,3 +116,36 @@ def test_url_host_is_urlsplits_hostname():
         except ValueError:
             expected = None
         assert url_host(url) == expected, url
+
+
+def test_received_lines_give_networks_domains_and_words_never_ids_or_times():
+    tokens = message_tokens(decode_message(
+        b"Received: from unknown (HELO mx3.mail.example.com.cn) ([222.135.252.194])\n"
+        b"\tby relay.example.org with ESMTP id 4F2A19C3B1; Sat, 3 Apr 2004 14:35:34 -0400\n"
+        b"Subject: hi\n\nbody\n"), TokenizerOptions(headers=("*",), stopwords=frozenset()))
+    received = sorted(t for t in tokens if t.startswith("received:"))
+    assert received == sorted([
+        "received:ip:222.135.252", "received:ip:222.135",
+        "received:domain:example.com.cn", "received:domain:example.org",
+        "received:from", "received:unknown", "received:helo", "received:by", "received:with",
+        "received:esmtp", "received:id"])
+
+
+def test_message_id_keeps_its_domain_and_date_its_zone_and_shape():
+    raw = (b"Message-ID: <20040403.4F2A19C3B1.joe@mail.example.co.uk>\n"
+           b"In-Reply-To: <garbage-without-at>\n"
+           b"Date: Sat, 3 Apr 2004 10:34:36 -0500 (EST)\n\nbody\n")
+    tokens = message_tokens(decode_message(raw), TokenizerOptions(headers=("*",), stopwords=frozenset()))
+    assert [t for t in tokens if t.startswith(("message-id:", "in-reply-to:", "date:"))] == [
+        "message-id:domain:example.co.uk", "in-reply-to:domain:none",
+        "date:zone:-0500", "date:shape:a, 9 a 9999 99:99:99 -9999 (a)"]
+
+
+def test_our_own_status_header_is_never_read():
+    from spamnb.digest import STATUS_HEADER
+    from spamnb.tokens import OWN_STATUS_FIELD
+
+    assert OWN_STATUS_FIELD == STATUS_HEADER.lower()
+    raw = b"X-Spamnb-Status: spam, P(spam) 0.9990\nSubject: offer\n\nbody\n"
+    tokens = message_tokens(decode_message(raw), TokenizerOptions(headers=("*",), stopwords=frozenset()))
+    assert not any(t.startswith("x-spamnb-status") for t in tokens) and "subject:offer" in tokens
