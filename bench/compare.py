@@ -335,7 +335,7 @@ def worst_ratios(rows, tools, cells) -> list[str]:
             continue
         ratio, protocol, peer, mine, best = max(ratios, key=lambda entry: entry[0])
         lines.append(f"- **{tool.title}: worst ratio {ratio:.2f}** ({protocol.title}: 1-ROCA {mine:.3f} against "
-                     f"{peer.title}'s {best:.3f}); over {len(ratios)} rows, "
+                     f"{peer.title}'s {best:.3f}); over {plural(len(ratios), 'row')}, "
                      f"{sum(r > 1 for r, *_ in ratios)} with a peer ahead")
     return lines
 
@@ -454,6 +454,13 @@ def report(rows, tools, cells, sizes, versions, skipped, command, seconds, limit
         "classes by relative position, each in index order.",
         "",
         *row_sizes(rows, sizes),
+        "",
+        "Online rows cost two command-line calls per message and tool, so the spamassassin and "
+        f"ccert_zh ones stop at {ONLINE_LIMITS['spamassassin']:,} messages unless --online-limit says "
+        "otherwise. spamnb's defaults were chosen (bench/choose_defaults.py) inside the split rows' "
+        "training parts, which hold the trec06p online row's messages and the spamassassin half of "
+        "cross trec→sa's test: those rows are not unseen by the choice of spamnb's defaults; every "
+        "other test part is.",
         "",
         "1-ROCA % (100 × (1 − area under the ROC curve) of each tool's continuous score; lower is better):",
         "",

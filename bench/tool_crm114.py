@@ -141,7 +141,7 @@ def online(job: OnlineJob) -> Outcome:
     home, spam_threshold, good_threshold = set_up(job.root)
     notes = openssl_note()
     prs = []
-    learned = 0
+    learned, failed = 0, []
     started = time.perf_counter()
     for number, item in enumerate(job.stream, 1):
         prs.append(classify(home, item.path))
@@ -149,10 +149,12 @@ def online(job: OnlineJob) -> Outcome:
             done = subprocess.run(["crm", str(SCRIPTS / "mailreaver.crm"), "--spam" if item.label else "--good"],
                                   stdin=message, capture_output=True, cwd=home)
         if done.returncode != 0 or b"LEARNED AND CACHED" not in done.stdout:
-            raise RuntimeError(f"mailreaver could not learn message {number}: exit {done.returncode}, "
-                               f"{done.stderr.decode(errors='replace').strip()[-300:]}")
+            failed.append(f"message {number}: exit {done.returncode}, "
+                          f"{done.stderr.decode(errors='replace').strip()[-160:]}")
         learned += b") train" in done.stdout
         job.progress("crm114", number, started)
+    if failed:
+        notes.append(f"mailreaver could not learn {len(failed)} messages; the first: {failed[0]}")
     notes.append(f"mailtrainer learned {learned:,} of the {len(job.stream):,} messages "
                  "(DSTTTR: only those misclassified or within the thick threshold)")
     return finish(prs, spam_threshold, good_threshold, {"total": time.perf_counter() - started}, notes)
