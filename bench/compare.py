@@ -455,12 +455,12 @@ def report(rows, tools, cells, sizes, versions, skipped, command, seconds, limit
         "",
         *row_sizes(rows, sizes),
         "",
-        "Online rows cost two command-line calls per message and tool, so the spamassassin and "
+        "Online rows run the command-line tools once or more per message, so the spamassassin and "
         f"ccert_zh ones stop at {ONLINE_LIMITS['spamassassin']:,} messages unless --online-limit says "
         "otherwise. spamnb's defaults were chosen (bench/choose_defaults.py) inside the split rows' "
-        "training parts, which hold the trec06p online row's messages and the spamassassin half of "
-        "cross trec→sa's test: those rows are not unseen by the choice of spamnb's defaults; every "
-        "other test part is.",
+        "training parts, which hold all of the trec06p online row's messages and 70 % of cross "
+        "trec→sa's test (spamassassin's training part): those two rows are not unseen by the choice "
+        "of spamnb's defaults; every other test part is.",
         "",
         "1-ROCA % (100 × (1 − area under the ROC curve) of each tool's continuous score; lower is better):",
         "",
