@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 DEMO   := .demo
 MODEL  := $(DEMO)/model.spamnb
 
-.PHONY: demo test fuzz install install-test bench clean
+.PHONY: demo test fuzz install install-test bench compare clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,11 @@ fuzz: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/ablate.py
+
+# Accuracy against bogofilter, CRM114 and scikit-learn, split and online
+# (bench/compare.py; about an hour on 2 cores).  ARGS="--protocol trec06p-split" etc.
+compare: $(VENV)/.installed-test
+	$(BIN)/python bench/compare.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(DEMO) .pytest_cache build *.egg-info

@@ -1,0 +1,120 @@
+"""spamnb as a user runs it: only through its command line.
+
+split:  `spamnb train --spam DIR --ham DIR`, then `spamnb classify --format jsonl DIR`.
+online: per message `spamnb classify --format jsonl --model M FILE`, then
+        `spamnb learn --spam|--ham FILE --model M`, from no model file at all:
+        the first learn creates the model.
+
+The score is `log_odds`, the verdict `label`.  `extra` (compare.py's
+--spamnb-args) goes to `train` and to the learn that creates the model;
+content-header rows add `--headers content` before it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from toolkit import OnlineJob, Outcome, SplitJob, run, timed
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def command() -> list[str]:
+    script = Path(sys.executable).parent / "spamnb"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "spamnb"]
+
+
+def version() -> str:
+    """The version, and the commit, since spamnb/ changes faster than its version."""
+    version = run(command() + ["--version"]).stdout.strip().split()[-1]
+    try:
+        commit = run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]).stdout.strip()
+        changed = run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "spamnb"]).stdout.strip()
+    except (OSError, RuntimeError):
+        return version
+    return f"{version} (commit {commit}{', with uncommitted changes in spamnb/' if changed else ''})"
+
+
+def model_options(job, extra: list[str]) -> list[str]:
+    return (["--headers", "content"] if job.content_headers else []) + extra
+
+
+def settings(model: Path) -> str:
+    summary = json.loads(run(command() + ["inspect", "--model", str(model), "--top", "0",
+                                          "--format", "json"]).stdout)["summary"]
+    cutoffs = summary.get("cutoffs", {})
+    headers = summary.get("headers", "?")
+    headers = ",".join(headers) if isinstance(headers, list) else headers
+    return (f"model settings: {summary.get('event_model')} event model, alpha {summary.get('alpha')}, "
+            f"min strength {summary.get('min_strength', '?')}, headers {headers}; "
+            f"cutoffs P(spam) ≥ {cutoffs.get('spam')} spam, ≤ {cutoffs.get('ham')} ham")
+
+
+def settings_note(model: Path) -> str:
+    try:
+        return settings(model)
+    except Exception as error:  # only a note: the scores stand without it
+        return f"could not read the model settings: {str(error)[:200]}"
+
+
+def split(job: SplitJob, extra: list[str]) -> Outcome:
+    model = job.root / "model.spamnb"
+    train = command() + ["train", "--spam", str(job.spam_dir), "--ham", str(job.ham_dir),
+                         "--model", str(model), "-q"] + model_options(job, extra)
+    trained, train_seconds = timed(run, train)
+    # Exit status 4 means some message could not be read; the others are scored.
+    classify = command() + ["classify", "--model", str(model), "--format", "jsonl", str(job.test_dir)]
+    done, classify_seconds = timed(lambda: run(classify, ok=(0, 4)))
+    by_name = {}
+    for line in done.stdout.splitlines():
+        record = json.loads(line)
+        by_name[Path(record["path"]).name] = (record["log_odds"], record["label"])
+    scores = [by_name.get(item.path.name, (None, "unsure"))[0] for item in job.test]
+    verdicts = [by_name.get(item.path.name, (None, "unsure"))[1] for item in job.test]
+    notes = [line for line in (trained.stderr + done.stderr).splitlines() if line.strip()][:3]
+    notes.append(settings_note(model))
+    return Outcome(scores, verdicts, {"train": train_seconds, "classify": classify_seconds}, notes)
+
+
+def online(job: OnlineJob, extra: list[str]) -> Outcome:
+    model = job.root / "model.spamnb"
+    scores, verdicts = [], []
+    problems: dict[str, int] = {}
+    classify_seconds = learn_seconds = 0.0
+    started = time.perf_counter()
+    for number, item in enumerate(job.stream, 1):
+        # Before the first learn there is no model file: classify says so
+        # (exit 3) and the message counts as unscored, as for every tool.
+        began = time.perf_counter()
+        done = subprocess.run(command() + ["classify", "--format", "jsonl", "--model", str(model), str(item.path)],
+                              capture_output=True, text=True)
+        classify_seconds += time.perf_counter() - began
+        record = json.loads(done.stdout.splitlines()[-1]) if done.stdout.strip() else None
+        scores.append(None if record is None else record["log_odds"])
+        verdicts.append("unsure" if record is None else record["label"])
+        if record is None and number > 1:  # the first has no model yet, as it should
+            reason = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
+            reason = f"unscored, classify said: {reason.replace(str(model), 'MODEL')[:160]}"
+            problems[reason] = problems.get(reason, 0) + 1
+        learn = command() + ["learn", "--spam" if item.label else "--ham", str(item.path), "--model", str(model)]
+        if not model.exists():
+            learn += model_options(job, extra)
+        began = time.perf_counter()
+        learned = subprocess.run(learn, capture_output=True, text=True)
+        learn_seconds += time.perf_counter() - began
+        if learned.returncode != 0:
+            raise RuntimeError(f"learn of message {number} exited {learned.returncode}: {learned.stderr.strip()[-300:]}")
+        for what in ("already learned", "learned with the other label"):
+            if what in learned.stdout:
+                problems[f"learn said {what}"] = problems.get(f"learn said {what}", 0) + 1
+        job.progress("spamnb", number, started)
+    notes = [f"{count:,} message{'' if count == 1 else 's'}: {what}" for what, count in problems.items()]
+    notes.append(f"classify {classify_seconds:.0f} s, learn {learn_seconds:.0f} s in all "
+                 f"(model file {model.stat().st_size / 1e6:.1f} MB at the end)")
+    notes.append(settings_note(model))
+    total = classify_seconds + learn_seconds
+    return Outcome(scores, verdicts, {"classify": classify_seconds, "learn": learn_seconds, "total": total}, notes)
