@@ -4,7 +4,8 @@ Naive Bayes log-odds are famously overconfident (they count correlated
 evidence as independent), and a length-normalised score is not a log-odds at
 all.  Both are mapped to P(spam) = σ(a · raw + c), with a and c fitted by
 maximum likelihood on scores the model gave to training messages it had not
-seen (leave-one-out, see Model.calibrate), following Platt (1999), including
+seen (blocks of training mail held out in turn, see Model.calibrate, or
+the scores learned mail had before it was learned, Model.refit_from_recent), following Platt (1999), including
 his smoothed targets (N₊ + 1)/(N₊ + 2) and 1/(N₋ + 2) that keep the fit from
 running to infinity on separable data.
 """

@@ -137,7 +137,7 @@ def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | No
     before it, then learn it with its true label.
 
     Scores come from the counts so far through the same formulas as the
-    model (weights of just the message's tokens, as in leave-one-out), so no
+    model (weights of just the message's tokens), so no
     model is rebuilt per message.  The verdict is spam when the uncalibrated
     log-odds is positive; there is no unsure band.
     """

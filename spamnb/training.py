@@ -26,7 +26,7 @@ BATCH_MESSAGES = 256
 BATCH_BYTES = 4 << 20
 IN_FLIGHT_PER_WORKER = 2
 # Training messages kept (a uniform reservoir sample, fixed seed, so the same
-# input gives the same model) for calibrating probabilities by leave-one-out.
+# input gives the same model) for calibrating probabilities on held-out blocks.
 CALIBRATION_SAMPLE = 10000
 
 

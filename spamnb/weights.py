@@ -63,13 +63,13 @@ def feature_log_prob(occurrences: np.ndarray, documents: np.ndarray, messages: n
     """(log θ or log p, log(1 - p) for Bernoulli else None), each of shape (2, tokens).
 
     Works on any subset of the vocabulary: `totals` (Σ_v N_cv per class) and
-    `vocabulary` (V) describe the whole model, so a leave-one-out estimate
-    is these same formulas on counts with one message taken out.
+    `vocabulary` (V) describe the whole model, so a held-out estimate is
+    these same formulas on counts with the held-out messages taken out.
     """
     if not alpha > 0:
         raise ValueError("alpha must be > 0 (1 is Laplace smoothing)")
     # Per-class totals and message counts are (2,), or (2, tokens) when each
-    # column has its own (leave-one-out over many messages at once), as may V.
+    # column has its own, as may V.
     totals, messages = np.asarray(totals), np.asarray(messages)
     if event_model in ("multinomial", "mixed"):
         denominator = np.log(totals + alpha * np.asarray(vocabulary))
@@ -107,7 +107,7 @@ def token_weights(occurrences, documents, messages, totals, vocabulary, event_mo
 
     A λ with |λ| below `min_strength` is set to 0, which scoring skips.  Being
     part of the formula, it applies alike to the whole model and to counts
-    with one message taken out (leave-one-out, online evaluation).
+    with held-out messages taken out (calibration, online evaluation).
     """
     log_present, log_absent = feature_log_prob(occurrences, documents, messages, totals,
                                                vocabulary, event_model, alpha)
