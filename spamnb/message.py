@@ -92,6 +92,7 @@ def decode_message(raw: bytes, wanted_header: Callable[[str], bool] | None = Non
 
 def _read_parts(parts, result: DecodedMessage) -> None:
     room = MAX_TEXT_CHARS
+    tags = None  # "<" left to read as markup, all HTML parts together (htmltext.MAX_TAGS)
     for part in parts:
         ctype = part.content_type
         disposition = mime.field(part.fields, "content-disposition") or b""
@@ -106,9 +107,9 @@ def _read_parts(parts, result: DecodedMessage) -> None:
             body = mime.transfer_decode(part.body, part.fields)[: 4 * room]  # at most 4 bytes a character
             text = decode_text(body, mime.charset(part.fields))
             if ctype == "text/html" or (broken_multipart and _looks_like_html(text)):
-                from .htmltext import html_to_text  # html.parser: only for mail that has HTML
+                from .htmltext import MAX_TAGS, html_to_text  # only for mail that has HTML
 
-                text, urls = html_to_text(text)
+                text, urls, tags = html_to_text(text, MAX_TAGS if tags is None else tags)
                 result.urls.extend(urls)
             text = text[:room]
             room -= len(text)
