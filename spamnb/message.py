@@ -115,7 +115,7 @@ def decode_message(raw: bytes, wanted_header: Callable[[str], bool] | None = Non
 
 def _read_parts(parts, result: DecodedMessage) -> None:
     room = MAX_TEXT_CHARS
-    tags = None  # "<" left to read as markup, all HTML parts together (htmltext.MAX_TAGS)
+    html_budget = None  # what reading HTML may still cost, all parts together (htmltext.Budget)
     for part in parts:
         ctype = part.content_type
         disposition = mime.field(part.fields, "content-disposition") or b""
@@ -130,9 +130,11 @@ def _read_parts(parts, result: DecodedMessage) -> None:
             body = mime.transfer_decode(part.body, part.fields)[: 4 * room]  # at most 4 bytes a character
             text = decode_text(body, mime.charset(part.fields))
             if ctype == "text/html" or (broken_multipart and _looks_like_html(text)):
-                from .htmltext import MAX_TAGS, html_to_text  # only for mail that has HTML
+                from .htmltext import Budget, html_to_text  # only for mail that has HTML
 
-                text, urls, tags = html_to_text(text, MAX_TAGS if tags is None else tags)
+                if html_budget is None:
+                    html_budget = Budget()
+                text, urls = html_to_text(text, html_budget)
                 result.urls.extend(urls)
             text = text[:room]
             room -= len(text)

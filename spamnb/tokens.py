@@ -267,12 +267,15 @@ def _stream_safe(text: str) -> str:
 
 
 # Han characters segmented by jieba per message, for the header fields and
-# for the body each: jieba costs about 10 us a character when its HMM reads
-# them (unknown words), so this bounds a message's segmentation to about
-# half a second.  The most in one message of the shared corpora is 8,085.
-# Han characters past the bound are not dropped: each is a token of its own
-# (with bigrams, pairs of them too), at the cost of a list copy.
-MAX_SEGMENTED_CHARS = 50_000
+# for the body each: jieba costs 10-20 us a character when its HMM reads
+# them (rare characters, unknown words) and its dictionary is read in for
+# them, so this bounds a message's segmentation to a few tenths of a second.
+# The most in one message of the shared corpora is 8,085.  Han characters
+# past the bound are not dropped: each is a token of its own, at the cost
+# of a list copy.  They come after the message's other tokens and form no
+# bigrams: pairs of random characters would be as many distinct tokens as
+# characters, each a look-up in the model.
+MAX_SEGMENTED_CHARS = 20_000
 
 
 # Characters that NFKC expands to 4 or more, per message for the header
@@ -285,11 +288,12 @@ class Budget:
     """Work one message's header fields, or its body, may still cost:
     Han characters to segment, long NFKC expansions."""
 
-    __slots__ = ("han", "expansions")
+    __slots__ = ("han", "expansions", "spilled")
 
     def __init__(self, han: int = MAX_SEGMENTED_CHARS, expansions: int = MAX_EXPANDERS) -> None:
         self.han = han
         self.expansions = expansions
+        self.spilled: list[str] = []  # Han characters past `han`, one token each
 
 
 def text_tokens(text: str, options: TokenizerOptions, budget: Budget | None = None) -> list[str]:
@@ -297,9 +301,17 @@ def text_tokens(text: str, options: TokenizerOptions, budget: Budget | None = No
 
     `budget` bounds the Han characters segmented and the long NFKC
     expansions (a fresh Budget when not given): see MAX_SEGMENTED_CHARS and
-    normalise."""
+    normalise.  The Han characters past its bound are left in
+    `budget.spilled`, which the caller reads (when no budget is given, they
+    end the list returned)."""
     if budget is None:
         budget = Budget()
+        out = _text_tokens(text, options, budget)
+        return out + budget.spilled
+    return _text_tokens(text, options, budget)
+
+
+def _text_tokens(text: str, options: TokenizerOptions, budget: Budget) -> list[str]:
     out: list[str] = []
     stop = options.stopwords
     text = normalise(text, budget)
@@ -319,7 +331,7 @@ def text_tokens(text: str, options: TokenizerOptions, budget: Budget | None = No
                 rest = piece[budget.han:]
                 piece = piece[:budget.han]
                 out.extend(word for word in segment(piece) if word not in stop)
-                out.extend([char for char in rest if char not in stop])
+                budget.spilled.extend([char for char in rest if char not in stop])
                 budget.han = 0
                 continue
             budget.han -= len(piece)
@@ -416,13 +428,16 @@ def header_tokens(name: str, value: str, options: TokenizerOptions,
                   budget: Budget | None = None) -> list[str]:
     if budget is None:
         budget = Budget()
+    out: list[str] = []
     if addresses is not None:
-        out: list[str] = []
         for display, address in addresses:
             out.extend(f"{name}:{word}" for word in text_tokens(display, options, budget))
             out.extend(address_tokens(name, address))
-        return out
-    return [f"{name}:{token}" for token in text_tokens(value, options, budget)]
+    else:
+        out.extend(f"{name}:{token}" for token in text_tokens(value, options, budget))
+    out.extend(f"{name}:{char}" for char in budget.spilled)
+    budget.spilled.clear()
+    return out
 
 
 def message_tokens(message: DecodedMessage, options: TokenizerOptions) -> list[str]:
@@ -445,6 +460,7 @@ def message_tokens(message: DecodedMessage, options: TokenizerOptions) -> list[s
         if options.bigrams:
             words = [w for w in words if ":" not in w]  # pairs of words, not of url:/email: tokens
             out.extend(f"{a} {b}" for a, b in zip(words, words[1:]))
+    out.extend(body_budget.spilled)
     for url in message.urls:
         out.extend(url_tokens(url))
     # Attachment type and extension: level on these corpora (0.272 / 0.017

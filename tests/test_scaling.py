@@ -23,7 +23,7 @@ import pytest
 
 from spamnb import chinese, mime, tokens
 from spamnb.charsets import decode_text
-from spamnb.htmltext import html_to_text
+from spamnb.htmltext import Budget as HtmlBudget, html_to_text
 from spamnb.message import decode_header_value, decode_message
 from spamnb.scoring import ScoringRule
 from spamnb.tokens import Budget, TokenizerOptions, message_tokens, normalise, text_tokens
@@ -59,7 +59,7 @@ def assert_linear(function, make, n: int) -> None:
 
 
 def html(markup: str):
-    return html_to_text(markup, UNBOUNDED)  # the scanner itself, not its bound on tags
+    return html_to_text(markup, HtmlBudget(tags=UNBOUNDED))  # the scanner itself, not its bound on tags
 
 
 HTML_SHAPES = {
@@ -85,8 +85,15 @@ def test_html_to_text_is_linear(shape):
 
 
 def test_html_past_its_bound_on_tags_is_still_read():
-    text, _, left = html_to_text("<b>x</b> " * 10 + "<i>free</i> money", max_tags=5)
-    assert left == 0 and "free" in text and "money" in text
+    budget = HtmlBudget(tags=5)
+    text, _ = html_to_text("<b>x</b> " * 10 + "<i>free</i> money", budget)
+    assert budget.tags == 0 and "free" in text and "money" in text
+
+
+def test_html_past_its_bound_on_scanning_is_still_read():
+    budget = HtmlBudget(scan=10)
+    text, urls = html_to_text("<a href='x'>one</a> <x y" * 20 + "<a href='u'>two</a>", budget)
+    assert budget.scan <= 0 and "one" in text and "two" in text and "u" in urls
 
 
 NORMALISE_SHAPES = {
@@ -154,8 +161,12 @@ def test_chinese_segmentation_is_linear(shape):
 
 
 def test_han_past_the_budget_is_counted_one_character_each():
-    words = text_tokens("发票" * 10, OPTIONS, Budget(han=4))
-    assert words[:2] == ["发票", "发票"] and words[2:] == ["发", "票"] * 8
+    budget = Budget(han=4)
+    assert text_tokens("发票" * 10, OPTIONS, budget) == ["发票", "发票"]
+    assert budget.spilled == ["发", "票"] * 8
+    raw = ("Subject: 发票\nContent-Type: text/plain; charset=utf-8\n\n" + "发票" * 20000).encode()
+    found = message_tokens(decode_message(raw), OPTIONS)
+    assert found.count("发") == found.count("票") == 10000 and found.count("发票") == 10000
 
 
 LATIN_SHAPES = {
