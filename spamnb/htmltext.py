@@ -124,6 +124,11 @@ class _Finder:
         return match
 
     def find(self, start: int) -> int:
+        match = self.match
+        if match is not None and self.start <= start <= match.start():
+            return match.start()
+        if start >= self.failed_from:
+            return -1
         match = self(start)
         return -1 if match is None else match.start()
 
@@ -184,9 +189,10 @@ class _Reducer:
         text = self.text
         n = len(text)
         i = 0
+        find = text.find  # each search for "<" starts where the last one's text ended: linear
         while i < n:
             if self._cdata is None:
-                j = self._lt.find(i)
+                j = find("<", i)
                 if j < 0:
                     j = n
             else:
@@ -222,7 +228,7 @@ class _Reducer:
             if k < 0:  # not closed: read as text up to the next ">" (or "<")
                 k = self._gt.find(i + 1)
                 if k < 0:
-                    k = self._lt.find(i + 1)
+                    k = find("<", i + 1)
                     if k < 0:
                         k = i + 1
                 else:

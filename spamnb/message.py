@@ -215,4 +215,5 @@ def decode_addresses(value) -> list[tuple[str, str]]:
         # 8-bit bytes travel as surrogate escapes, as the email package gave
         # them: a display name goes back to its bytes in decode_header_value.
         value = value.decode("ascii", "surrogateescape")
-    return [(decode_header_value(name), address) for name, address in mime.parse_addresses(str(value))]
+    return [(decode_header_value(name) if name else "", address)
+            for name, address in mime.parse_addresses(str(value))]

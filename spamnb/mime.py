@@ -474,7 +474,10 @@ class _AddressParser:
 
     def skip(self) -> str:
         """Skip blanks and line ends, collecting comments; the blanks skipped."""
-        text, blanks = self.text, []
+        text = self.text
+        if self.pos >= len(text) or text[self.pos] not in " \t\r\n(":
+            return ""  # most calls: nothing to skip
+        blanks = []
         while self.pos < len(text):
             char = text[self.pos]
             if char in " \t\r\n":

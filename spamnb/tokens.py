@@ -431,8 +431,10 @@ def header_tokens(name: str, value: str, options: TokenizerOptions,
     out: list[str] = []
     if addresses is not None:
         for display, address in addresses:
-            out.extend(f"{name}:{word}" for word in text_tokens(display, options, budget))
-            out.extend(address_tokens(name, address))
+            if display:
+                out.extend(f"{name}:{word}" for word in text_tokens(display, options, budget))
+            if address:
+                out.extend(address_tokens(name, address))
     else:
         out.extend(f"{name}:{token}" for token in text_tokens(value, options, budget))
     out.extend(f"{name}:{char}" for char in budget.spilled)
