@@ -21,10 +21,11 @@ differs is how far it looks:
 - the pattern that finds where a start tag ends may scan past the tag
   (quoted values can hold ">"), and html.parser runs it again from every
   "<" that an unclosed tag swallowed.  Its scans are added up, and once they
-  pass MAX_SCAN characters in a message (all parts together), each later
-  scan stops at the next ">" (or "<" when no ">" follows).  Real mail never
-  comes near: in the shared corpora a part's scans add up to at most 0.97
-  times its length, and the longest HTML part is 314,284 characters.  Past
+  pass SCAN_FACTOR times the part's length, or MAX_SCAN characters in a
+  message (all parts together), each later scan stops at the next ">" (or
+  "<" when no ">" follows).  Real mail never comes near: in the shared
+  corpora a part's scans add up to at most 0.97 times its length, and the
+  longest HTML part is 314,284 characters.  Past
   that point a start tag whose quoted value holds ">" is read as html.parser
   reads an unclosed tag (its text up to that ">"); the text is still read.
 - each "<" costs a few microseconds of Python, so a message's markup is read
@@ -54,6 +55,7 @@ _MAX_URLS = 1000
 # Per message, all HTML parts together (see the module docstring): start-tag
 # scans before they are bounded by the next ">", in characters (the pattern
 # reads about 7 million a second), and "<" read as markup.
+SCAN_FACTOR = 2
 MAX_SCAN = 1_000_000
 MAX_TAGS = 50_000
 _SIMPLE_TAG = re.compile(r"<[^<>]*>")
@@ -137,6 +139,7 @@ class _Reducer:
     def __init__(self, text: str, budget: Budget) -> None:
         self.text = text
         self.budget = budget
+        self.scan_left = min(budget.scan, SCAN_FACTOR * len(text) + 1024)
         self.pieces: list[str] = []
         self.urls: list[str] = []
         self._hidden_depth = 0
@@ -282,8 +285,9 @@ class _Reducer:
 
     def _locate_starttag_end(self, i):
         text = self.text
-        if self.budget.scan > 0:
+        if self.scan_left > 0:
             match = _LOCATE_STARTTAG_END.match(text, i)
+            self.scan_left -= match.end() - i
             self.budget.scan -= match.end() - i
             return match.end(), False
         bound = self._gt.find(i + 1)

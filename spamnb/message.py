@@ -165,6 +165,8 @@ def decode_header_value(value) -> str:
     """
     if isinstance(value, bytes):
         data = value
+    elif value.isascii() and "=?" not in value and "\n" not in value:
+        return value  # what the steps below give such a value (display names: one call per address)
     else:
         # In a str, raw 8-bit bytes are surrogate escapes (a display name from
         # decode_addresses) and go back to bytes; real characters, as in an

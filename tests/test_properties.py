@@ -10,7 +10,7 @@ import base64
 import os
 import quopri
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from spamnb.message import decode_message
@@ -137,8 +137,11 @@ PLACES = {
     "multipart": lambda p: b"Content-Type: multipart/mixed; boundary=b\n\n--b\n" + p + b"\n--b--\n",
     "raw message": lambda p: p,
 }
+# No explain phase: after a first failure it traces every line (sys.settrace
+# on 3.11), which makes everything it then times twenty times slower.
 SLOW = settings(max_examples=SLOW_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
-                derandomize="SPAMNB_FUZZ_SLOW_EXAMPLES" not in os.environ)
+                derandomize="SPAMNB_FUZZ_SLOW_EXAMPLES" not in os.environ,
+                phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])
 _slowest = {"seconds_per_mb": 0.0, "inputs": 0}
 
 
