@@ -44,7 +44,8 @@ class DecodedMessage:
     attachments: (content type, file name or "") of each non-text part.
     parse_failed: the MIME structure could not be parsed; the raw bytes were read as text.
     cut: which bounds on work the message ran into ("header fields": over
-    mime.MAX_FIELDS in its header block; "header bytes": over MAX_HEADER_BYTES).
+    mime.MAX_FIELDS in its header block; "header bytes": over MAX_HEADER_BYTES;
+    "addresses": over MAX_ADDRESSES).
     """
 
     # A plain class, not a dataclass: `dataclasses` imports `inspect`, which
@@ -77,6 +78,11 @@ class DecodedMessage:
 
 
 ADDRESS_FIELDS = frozenset({"from", "to", "cc", "bcc", "reply-to", "sender", "return-path"})
+# Addresses read per message, all address fields together: each costs a few
+# microseconds of Python (parsing, decoding its name, its tokens), however
+# short ("<0" repeated: one per two bytes).  The most in one field of the
+# shared corpora is 311.  Past the bound the message says so (`cut`).
+MAX_ADDRESSES = 1000
 
 
 def decode_message(raw: bytes, wanted_header: Callable[[str], bool] | None = None) -> DecodedMessage:
@@ -89,6 +95,7 @@ def decode_message(raw: bytes, wanted_header: Callable[[str], bool] | None = Non
         fields, parts = mime.parse(raw, MAX_PARTS, MAX_DEPTH)
         result = DecodedMessage()
         room = MAX_HEADER_BYTES
+        addresses_left = MAX_ADDRESSES
         for name, value in fields:
             if name == mime.CUT_FIELD:
                 result.cut.append("header fields")
@@ -105,7 +112,13 @@ def decode_message(raw: bytes, wanted_header: Callable[[str], bool] | None = Non
             room -= len(value)
             result.headers.append((name, decode_header_value(value)))
             if name in ADDRESS_FIELDS:
-                result.addresses.setdefault(name, []).extend(decode_addresses(value))
+                found = decode_addresses(value, addresses_left + 1)
+                if len(found) > addresses_left:
+                    del found[addresses_left:]
+                    if "addresses" not in result.cut:
+                        result.cut.append("addresses")
+                addresses_left -= len(found)
+                result.addresses.setdefault(name, []).extend(found)
         _read_parts(parts, result)
         return result
     except Exception:  # a safety net: mime reads any bytes without raising
@@ -205,7 +218,7 @@ def decode_header_value(value) -> str:
     return "".join(decode_text(b"".join(chunks), charset) for charset, chunks in pieces).strip()
 
 
-def decode_addresses(value) -> list[tuple[str, str]]:
+def decode_addresses(value, limit: int | None = None) -> list[tuple[str, str]]:
     """(decoded display name, address) pairs of an address header.
 
     The header is split into addresses while still encoded, and only the
@@ -218,4 +231,4 @@ def decode_addresses(value) -> list[tuple[str, str]]:
         # them: a display name goes back to its bytes in decode_header_value.
         value = value.decode("ascii", "surrogateescape")
     return [(decode_header_value(name) if name else "", address)
-            for name, address in mime.parse_addresses(str(value))]
+            for name, address in mime.parse_addresses(str(value), limit)]

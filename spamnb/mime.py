@@ -442,16 +442,17 @@ _ATOM = re.compile(r'[^()<>@,:;."\[\] \t\r\n]*')
 _PHRASE_ATOM = re.compile(r'[^()<>@,:;"\[\] \t\r\n]*')
 
 
-def parse_addresses(value: str) -> list[tuple[str, str]]:
+def parse_addresses(value: str, limit: int | None = None) -> list[tuple[str, str]]:
     """(display name, address) pairs of an address field's raw value.
 
     Reads quoted names ("Smith, John" <j@x>), comments ((John) j@x, whose
     text becomes the name), <address> forms, bare addresses, groups
     (undisclosed-recipients:;) and route addresses as email.utils.getaddresses
-    does; garbage gives ("", "") entries, never an exception.
+    does; garbage gives ("", "") entries, never an exception.  With `limit`,
+    at most about that many entries are read, and the text after them is not.
     """
     try:
-        return _AddressParser(value).addresses()
+        return _AddressParser(value).addresses(limit)
     except RecursionError:  # groups nested thousands deep
         return []
 
@@ -462,12 +463,14 @@ class _AddressParser:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.limit: int | None = None  # entries read at most (a group's members included)
         self.pos = 0
         self.comments: list[str] = []
 
-    def addresses(self) -> list[tuple[str, str]]:
+    def addresses(self, limit: int | None = None) -> list[tuple[str, str]]:
+        self.limit = limit
         result = []
-        while self.pos < len(self.text):
+        while self.pos < len(self.text) and (limit is None or len(result) < limit):
             found = self.address()
             result += found if found else [("", "")]
         return result
@@ -507,7 +510,7 @@ class _AddressParser:
             out = [(" ".join(self.comments), spec)]
         elif text[self.pos] == ":":  # a group: its members, up to ";"
             self.pos += 1
-            while self.pos < len(text):
+            while self.pos < len(text) and (self.limit is None or len(out) < self.limit):
                 self.skip()
                 if self.pos < len(text) and text[self.pos] == ";":
                     self.pos += 1

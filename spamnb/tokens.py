@@ -203,7 +203,7 @@ def normalise(text: str, budget: "Budget | None" = None) -> str:
     if text.isascii():
         return text.casefold()
     if budget is not None:
-        expanders = len(_EXPANDER.findall(text))
+        expanders = len(text) - len(_EXPANDER.sub("", text))  # counted without a list of them
         if expanders:
             if expanders > budget.expansions:
                 budget.expansions = 0
