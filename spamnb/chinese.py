@@ -40,7 +40,16 @@ def _load():
 
 def fold_variants(run: str) -> str:
     """Traditional characters to Simplified (OpenCC's t2s) and spam homoglyphs
-    to the characters they imitate: 涐司岢办理正規髮票 → 我司可办理正规发票."""
+    to the characters they imitate: 涐司岢办理正規髮票 → 我司可办理正规发票.
+    Short runs are remembered, as their segmentation is (a call into OpenCC
+    costs more than the look-up: text of one Han character after another
+    paid it for each)."""
+    if len(run) <= CACHED_RUN_LENGTH:
+        return _fold_cached(run)
+    return _fold(run)
+
+
+def _fold(run: str) -> str:
     # OpenCC stays as it is: importing it and loading t2s costs ~4.5 ms in a
     # spamnb process (14 ms alone), ~3 % of a cold classify, and an exact
     # stand-in would need its phrase tables, which the binding does not
@@ -99,3 +108,8 @@ PIECE = CACHED_RUN_LENGTH
 @lru_cache(maxsize=RUN_CACHE_SIZE)
 def _cut_cached(run: str) -> tuple[str, ...]:
     return tuple(_cut(run))
+
+
+@lru_cache(maxsize=RUN_CACHE_SIZE)
+def _fold_cached(run: str) -> str:
+    return _fold(run)

@@ -319,12 +319,12 @@ def _text_tokens(text: str, options: TokenizerOptions, budget: Budget) -> list[s
     # Chinese) needs no split, and an English message in a fresh process
     # skips compiling the Han pattern (1.4 ms).
     pieces = _han_run().split(text) if text and max(text) >= "\u3400" else [text]
+    if len(pieces) > 1:  # imported once per text, not once per run (a run per character: "<发<发")
+        from .chinese import fold_variants, segment
     for index, piece in enumerate(pieces):
         if not piece:
             continue
         if index % 2:  # a Han run (split() puts captured groups at odd indices)
-            from .chinese import fold_variants, segment
-
             if options.fold_variants:
                 piece = fold_variants(piece)
             if len(piece) > budget.han:
