@@ -145,8 +145,16 @@ def _split_params(value: str) -> list[str]:
 # Parameters read per field: each costs a couple of microseconds of Python,
 # and a message can have 500 parts.  Real mail has a few; the most in the
 # shared corpora is one spam's Content-Type of 7,138 empty ones ("; ; ;"),
-# none after the first.  Those past the bound are not read.
+# none after the first.  Those past the bound are not read; params_cut()
+# tells whether any of them held something (the decoder reports it).
 MAX_PARAMS = 256
+
+
+def params_cut(value: bytes | None) -> bool:
+    """Whether params() leaves out parameters of `value` that are not empty."""
+    if value is None or value.count(b";") <= MAX_PARAMS:
+        return False
+    return bool(value.split(b";", MAX_PARAMS)[-1].strip(b"; \t\r\n"))
 
 
 def params(value: bytes | None) -> list[tuple[str, object]]:

@@ -253,3 +253,20 @@ def test_top_k_is_linear():
     rule = ScoringRule(top_k=50)
     contributions = [((i * 7919) % 1000 - 500) / 100 for i in range(400000)]
     assert_linear(rule.raw, lambda n: contributions[:n], 100000)
+
+
+def test_bounds_past_which_a_message_says_so():
+    from spamnb.message import MAX_ADDRESSES, MAX_HEADER_BYTES
+
+    def cut(raw):
+        decoded = decode_message(raw, OPTIONS.wants_header)
+        return decoded.cut, [t for t in message_tokens(decoded, OPTIONS) if t.startswith("cut:")]
+
+    assert cut(b"X-A: b\n" * (mime.MAX_FIELDS + 1) + b"\nbody\n") == (["header fields"], ["cut:header-fields"])
+    assert cut(b"Subject: " + b"x " * MAX_HEADER_BYTES + b"\n\nbody\n") == (["header bytes"], ["cut:header-bytes"])
+    assert cut(b"To: " + b"a@b.example, " * (MAX_ADDRESSES + 1) + b"\n\nbody\n") == (["addresses"], ["cut:addresses"])
+    many = b"Content-Type: text/plain" + b"; a=b" * (mime.MAX_PARAMS + 1) + b"\n\nbody\n"
+    assert cut(many) == (["parameters"], ["cut:parameters"])
+    empty = b"Content-Type: text/html" + b" ;" * 7000 + b"\n\nbody\n"  # as one spam of the corpora: nothing left out
+    assert cut(empty) == ([], [])
+    assert cut(b"To: " + b"a@b.example, " * 300 + b"\nSubject: hi\n\nbody\n") == ([], [])
