@@ -10,6 +10,7 @@ from a pipe never forks.
 from __future__ import annotations
 
 from collections import deque
+from .deadline import score_within
 from .errors import EXIT_INPUT_ERROR, InputError
 from .record import Record
 from .render import ScoreWriter
@@ -23,13 +24,16 @@ IN_FLIGHT_PER_WORKER = 2
 
 class Outcome(Record):
     """Verdicts in order; problems: paths that could not be read or held no
-    message; skipped: files that were not mail."""
+    message; skipped: files that were not mail; notes: messages marked unsure
+    without a score, and why (they ran out of time): reported, but not
+    errors."""
 
-    __slots__ = ("labels", "problems", "skipped")
-    _factories = {"labels": list, "problems": list, "skipped": list}
+    __slots__ = ("labels", "problems", "skipped", "notes")
+    _factories = {"labels": list, "problems": list, "skipped": list, "notes": list}
     labels: list[str]
     problems: list[str]
     skipped: list[Skipped]
+    notes: list[str]
 
     def exit_status(self, bogofilter_codes: bool) -> int:
         if bogofilter_codes and self.labels:
@@ -42,15 +46,17 @@ class Outcome(Record):
 _WORKER_SCORER = None
 
 
-def _score_batch(batch: list[bytes], cutoffs, explain: bool) -> list:
-    return [_WORKER_SCORER.score_message(data, explain=explain, cutoffs=cutoffs) for data in batch]
+def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list:
+    return [score_within(lambda: _WORKER_SCORER.score_message(data, explain=explain, cutoffs=cutoffs), timeout)
+            for data in batch]
 
 
 class _Scoring:
     """Scores messages in order, in this process or in a lazily started pool."""
 
-    def __init__(self, scorer, cutoffs, explain: bool, jobs: int, done) -> None:
+    def __init__(self, scorer, cutoffs, explain: bool, jobs: int, done, timeout: float | None = None) -> None:
         self.scorer, self.cutoffs, self.explain, self.jobs = scorer, cutoffs, explain, jobs
+        self.timeout = timeout
         self.done = done  # called with (origin, score) in reading order
         self.pool = None
         self.batch: list = []
@@ -65,7 +71,8 @@ class _Scoring:
             self._send()
 
     def _score_here(self, origin: str, data: bytes) -> None:
-        self.done(origin, self.scorer.score_message(data, explain=self.explain, cutoffs=self.cutoffs))
+        self.done(origin, score_within(
+            lambda: self.scorer.score_message(data, explain=self.explain, cutoffs=self.cutoffs), self.timeout))
 
     def _send(self) -> None:
         if self.pool is None:
@@ -76,7 +83,8 @@ class _Scoring:
             _WORKER_SCORER = self.scorer
             self.pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"))
         origins = [origin for origin, _ in self.batch]
-        future = self.pool.submit(_score_batch, [data for _, data in self.batch], self.cutoffs, self.explain)
+        future = self.pool.submit(_score_batch, [data for _, data in self.batch], self.cutoffs, self.explain,
+                                  self.timeout)
         self.in_flight.append((origins, future))
         self.batch = []
         while len(self.in_flight) > IN_FLIGHT_PER_WORKER * self.jobs:
@@ -105,17 +113,21 @@ class _Scoring:
 
 
 def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None = None,
-                   max_size: int | None = None, explain: bool = False, jobs: int = 1) -> Outcome:
+                   max_size: int | None = None, explain: bool = False, jobs: int = 1,
+                   timeout: float | None = None) -> Outcome:
     """Score each message under `paths` (none or "-": standard input) with
     `scorer` (a Scorer, a Model, or anything with score_message), on up to
-    `jobs` worker processes."""
+    `jobs` worker processes; a message not scored within `timeout` seconds
+    is unsure, and a note says so."""
     outcome = Outcome()
 
     def done(origin, score) -> None:
         outcome.labels.append(score.label)
+        if score.reason:
+            outcome.notes.append(f"{display(origin)}: {score.reason}")
         writer.write(origin, score)
 
-    scoring = _Scoring(scorer, cutoffs, explain, jobs, done)
+    scoring = _Scoring(scorer, cutoffs, explain, jobs, done, timeout)
     try:
         # Standard input can be read once: a second "-" would score an empty message.
         for path in dict.fromkeys(paths or ("-",)):

@@ -40,6 +40,12 @@ def _model_path(value: str | None) -> str:
     return value or str(default_model_path())
 
 
+def timeout_option(what: str):
+    return click.option(
+        "--timeout", type=click.FloatRange(0, 1e9), default=10.0, show_default=True, metavar="SECONDS",
+        help=f"Deadline for scoring one message; past it {what}.  0: none.")
+
+
 def _cutoffs(stored, spam_cutoff, ham_cutoff):
     """The model's cutoffs with any given on the command line (or in settings) in their place."""
     from .scoring import Cutoffs
@@ -264,8 +270,10 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
 @click.option("--server", "server_path", type=click.Path(dir_okay=False), default=None,
               help="Have the `spamnb serve` on this socket score the messages, with the model it "
                    "keeps loaded; the output is the same.  No server there: exit 75.")
+@timeout_option("the message is reported unsure, with the reason on stderr (with --server, the "
+                "server's own --timeout applies)")
 def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain, explain_top, exit_code,
-             jobs, server_path):
+             jobs, server_path, timeout):
     """Score messages: spam, ham or unsure, with P(spam) and log-odds.
 
     PATHS are message files, directories, Maildirs or mbox files (every
@@ -297,8 +305,9 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain,
         cutoffs = _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff)
         jobs = default_jobs() if jobs is None else jobs
     writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)
-    outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain, jobs)
-    for line in outcome.problems + skipped_summary(outcome.skipped):
+    outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain, jobs,
+                             timeout=None if server_path else timeout)
+    for line in outcome.notes + outcome.problems + skipped_summary(outcome.skipped):
         click.echo(f"spamnb: {line}", err=True)
     sys.exit(outcome.exit_status(exit_code))
 
@@ -324,7 +333,8 @@ def _remote_scorer(server_path, model_path, spam_cutoff, ham_cutoff, explain, ma
               help="Where to listen.  Default: $XDG_RUNTIME_DIR/spamnb/serve.sock, else "
                    "/tmp/spamnb-UID/serve.sock.")
 @model_option
-def serve(socket_path, model_path):
+@timeout_option("the client is answered unsure (with the reason) and the server goes on serving")
+def serve(socket_path, model_path, timeout):
     """Keep the model loaded and score mail sent by `classify --server`.
 
     For mail that comes one message at a time (procmail, a filter script):
@@ -356,7 +366,7 @@ def serve(socket_path, model_path):
     """
     from .server import default_socket_path, serve as run_server
 
-    run_server(_model_path(model_path), socket_path or default_socket_path())
+    run_server(_model_path(model_path), socket_path or default_socket_path(), timeout=timeout)
 
 
 @cli.command()
@@ -593,7 +603,8 @@ def _training_options_given(ctx) -> list[str]:
 @click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None, help="Default: the model's.")
 @click.option("--max-size", type=click.IntRange(1024), default=None,
               help="Bytes of each message read; the rest is ignored.  [default: 10 MiB]")
-def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff, max_size):
+@timeout_option("the message is delivered all the same, its header saying Unsure and why")
+def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff, max_size, timeout):
     """Copy one message from stdin to stdout with a status header added.
 
     The header reads `X-Spamnb-Status: Yes|No|Unsure, score=P, log-odds=L,
@@ -624,7 +635,7 @@ def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff, 
         path = _model_path(model_path)
         model = Scorer.open(path)
         tagged, score = filter_message(model, raw, os.path.basename(path), header_name,
-                                       _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff), max_size)
+                                       _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff), max_size, timeout)
     except Exception as error:  # noqa: BLE001 -- whatever went wrong, the mail goes through
         out.write(raw)
         out.flush()
@@ -632,6 +643,8 @@ def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff, 
         sys.exit(EXIT_TEMPFAIL)
     out.write(tagged)
     out.flush()
+    if score.reason:
+        click.echo(f"spamnb: {score.reason}", err=True)
     if exit_code:
         sys.exit({"spam": 0, "ham": 1}.get(score.label, 2))
 

@@ -6,7 +6,8 @@ parses anything; this module parses the common scoring command lines itself
 and scores with the standard library alone (scorer.py), and hands every
 other command line to the click CLI unchanged:
 
-    spamnb classify [--model M | --server SOCKET] [--format F] [--exit-code] [-j N] [PATH ...]
+    spamnb classify [--model M | --server SOCKET] [--format F] [--exit-code] [-j N]
+                    [--timeout SECONDS] [PATH ...]
 
 The fast path runs only where its result is the full CLI's: no config file
 and no SPAMNB_* setting other than SPAMNB_MODEL (either can change
@@ -26,7 +27,8 @@ def parse_classify(args: list[str]) -> dict | None:
     """The classify options the fast path serves, or None to leave it to the CLI."""
     if not args or args[0] != "classify":
         return None
-    wanted = {"model": None, "server": None, "format": "text", "exit_code": False, "jobs": None, "paths": []}
+    wanted = {"model": None, "server": None, "format": "text", "exit_code": False, "jobs": None,
+              "timeout": None, "paths": []}
     rest = args[1:]
     index = 0
     while index < len(rest):
@@ -35,13 +37,14 @@ def parse_classify(args: list[str]) -> dict | None:
             wanted["paths"].extend(rest[index + 1:])
             break
         name, equals, value = arg.partition("=")
-        if name in ("--model", "-m", "--format", "--jobs", "-j", "--server"):
+        if name in ("--model", "-m", "--format", "--jobs", "-j", "--server", "--timeout"):
             if not equals:
                 index += 1
                 if index >= len(rest):
                     return None
                 value = rest[index]
-            key = {"--format": "format", "--jobs": "jobs", "-j": "jobs", "--server": "server"}.get(name, "model")
+            key = {"--format": "format", "--jobs": "jobs", "-j": "jobs", "--server": "server",
+                   "--timeout": "timeout"}.get(name, "model")
             if key == "format" and value not in _FORMATS:
                 return None  # the CLI says what is wrong
             if key in ("model", "server") and os.path.isdir(value):
@@ -50,6 +53,13 @@ def parse_classify(args: list[str]) -> dict | None:
                 if not value.isdigit() or int(value) < 1:
                     return None
                 value = int(value)
+            if key == "timeout":
+                try:
+                    value = float(value)
+                except ValueError:
+                    return None
+                if not 0 <= value < float("inf"):
+                    return None  # negative, infinite or not a number: the CLI says what is wrong
             wanted[key] = value
         elif arg == "--exit-code":
             wanted["exit_code"] = True
@@ -65,6 +75,7 @@ def parse_classify(args: list[str]) -> dict | None:
 
 def classify(wanted: dict) -> int:
     from .classify import classify_paths
+    from .deadline import DEFAULT_TIMEOUT
     from .paths import default_model_path
     from .render import ScoreWriter, skipped_summary
     from .scorer import Scorer
@@ -77,9 +88,11 @@ def classify(wanted: dict) -> int:
     else:
         scorer = Scorer.open(wanted["model"] or str(default_model_path()))
         jobs = wanted["jobs"] or default_jobs()
-    outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["format"]), jobs=jobs)
+    timeout = DEFAULT_TIMEOUT if wanted["timeout"] is None else wanted["timeout"]
+    outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["format"]), jobs=jobs,
+                             timeout=None if wanted["server"] is not None else timeout)
     sys.stdout.flush()
-    for line in outcome.problems + skipped_summary(outcome.skipped):
+    for line in outcome.notes + outcome.problems + skipped_summary(outcome.skipped):
         print(f"spamnb: {line}", file=sys.stderr)
     return outcome.exit_status(wanted["exit_code"])
 

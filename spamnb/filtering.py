@@ -17,10 +17,15 @@ VERDICT_WORDS = {LABEL_SPAM: "Yes", LABEL_HAM: "No"}
 
 
 def status_value(score: Score, model_name: str) -> str:
-    """`Yes, score=0.9987, log-odds=6.64, model=NAME` (Unsure for the band)."""
+    """`Yes, score=0.9987, log-odds=6.64, model=NAME` (Unsure for the band);
+    a message not scored in time: `Unsure, score=0.5000, log-odds=0.00,
+    model=NAME, reason="not scored within 10 s (--timeout); marked unsure"`."""
     log_odds = score.log_odds if math.isfinite(score.log_odds) else math.copysign(999.0, score.log_odds)
-    return (f"{VERDICT_WORDS.get(score.label, 'Unsure')}, score={score.probability:.4f}, "
-            f"log-odds={log_odds:.2f}, model={model_name}")
+    value = (f"{VERDICT_WORDS.get(score.label, 'Unsure')}, score={score.probability:.4f}, "
+             f"log-odds={log_odds:.2f}, model={model_name}")
+    if score.reason:
+        value += f', reason="{score.reason}"'
+    return value
 
 
 def with_status_header(raw: bytes, value: str, name: str = STATUS_HEADER) -> bytes:
@@ -44,11 +49,16 @@ def with_status_header(raw: bytes, value: str, name: str = STATUS_HEADER) -> byt
 
 
 def filter_message(model, raw: bytes, model_name: str, header_name: str = STATUS_HEADER,
-                   cutoffs: Cutoffs | None = None, max_size: int | None = None) -> tuple[bytes, Score]:
+                   cutoffs: Cutoffs | None = None, max_size: int | None = None,
+                   timeout: float | None = None) -> tuple[bytes, Score]:
     """What `spamnb filter` writes for one message, and the score behind it.
 
     Only the first `max_size` bytes (default MAX_MESSAGE_BYTES) are scored;
-    all of the message is written.
+    all of the message is written.  A message not scored within `timeout`
+    seconds is written with an Unsure status that says so.
     """
-    score = model.score_message(raw[:max_size or MAX_MESSAGE_BYTES], cutoffs=cutoffs)
+    from .deadline import score_within
+
+    head = raw[:max_size or MAX_MESSAGE_BYTES]
+    score = score_within(lambda: model.score_message(head, cutoffs=cutoffs), timeout)
     return with_status_header(raw, status_value(score, model_name), header_name), score

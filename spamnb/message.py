@@ -25,6 +25,13 @@ MAX_DEPTH = 50
 # 1 GB before this cap, 2.8 s and 350 MB after.  Real mail is far below it:
 # the largest decoded text in both shared corpora is 195,000 characters.
 MAX_TEXT_CHARS = 500_000
+# Raw bytes of the top-level header fields the tokenizer reads, all together.
+# Decoding them costs Python time per byte (an address list of 2 million
+# addresses took 15 s); the most in one message of the shared corpora is
+# 14,922 bytes.  A field past the bound is cut there and the fields after it
+# are not read, and the message says so (`cut`), which the tokenizer turns
+# into a token: never a silent drop.
+MAX_HEADER_BYTES = 128 * 1024
 
 
 class DecodedMessage:
@@ -36,22 +43,28 @@ class DecodedMessage:
     urls: link and image targets found in HTML parts.
     attachments: (content type, file name or "") of each non-text part.
     parse_failed: the MIME structure could not be parsed; the raw bytes were read as text.
+    cut: which bounds on work the message ran into ("header fields": over
+    mime.MAX_FIELDS in its header block; "header bytes": over MAX_HEADER_BYTES;
+    "addresses": over MAX_ADDRESSES; "parameters": a part's field with more
+    than mime.MAX_PARAMS, not all empty).
     """
 
     # A plain class, not a dataclass: `dataclasses` imports `inspect`, which
     # costs a cold `spamnb classify` 46 M instructions (11 ms).
-    __slots__ = ("headers", "addresses", "texts", "urls", "attachments", "parse_failed")
+    __slots__ = ("headers", "addresses", "texts", "urls", "attachments", "parse_failed", "cut")
 
     def __init__(self, headers: list[tuple[str, str]] | None = None,
                  addresses: dict[str, list[tuple[str, str]]] | None = None,
                  texts: list[str] | None = None, urls: list[str] | None = None,
-                 attachments: list[tuple[str, str]] | None = None, parse_failed: bool = False) -> None:
+                 attachments: list[tuple[str, str]] | None = None, parse_failed: bool = False,
+                 cut: list[str] | None = None) -> None:
         self.headers = [] if headers is None else headers
         self.addresses = {} if addresses is None else addresses
         self.texts = [] if texts is None else texts
         self.urls = [] if urls is None else urls
         self.attachments = [] if attachments is None else attachments
         self.parse_failed = parse_failed
+        self.cut = [] if cut is None else cut
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
@@ -66,6 +79,11 @@ class DecodedMessage:
 
 
 ADDRESS_FIELDS = frozenset({"from", "to", "cc", "bcc", "reply-to", "sender", "return-path"})
+# Addresses read per message, all address fields together: each costs a few
+# microseconds of Python (parsing, decoding its name, its tokens), however
+# short ("<0" repeated: one per two bytes).  The most in one field of the
+# shared corpora is 311.  Past the bound the message says so (`cut`).
+MAX_ADDRESSES = 1000
 
 
 def decode_message(raw: bytes, wanted_header: Callable[[str], bool] | None = None) -> DecodedMessage:
@@ -77,12 +95,31 @@ def decode_message(raw: bytes, wanted_header: Callable[[str], bool] | None = Non
     try:
         fields, parts = mime.parse(raw, MAX_PARTS, MAX_DEPTH)
         result = DecodedMessage()
+        room = MAX_HEADER_BYTES
+        addresses_left = MAX_ADDRESSES
         for name, value in fields:
+            if name == mime.CUT_FIELD:
+                result.cut.append("header fields")
+                continue
             if wanted_header is not None and not wanted_header(name):
                 continue
+            if room <= 0:
+                if "header bytes" not in result.cut:
+                    result.cut.append("header bytes")
+                continue
+            if len(value) > room:
+                value = value[:room]
+                result.cut.append("header bytes")
+            room -= len(value)
             result.headers.append((name, decode_header_value(value)))
             if name in ADDRESS_FIELDS:
-                result.addresses.setdefault(name, []).extend(decode_addresses(value))
+                found = decode_addresses(value, addresses_left + 1)
+                if len(found) > addresses_left:
+                    del found[addresses_left:]
+                    if "addresses" not in result.cut:
+                        result.cut.append("addresses")
+                addresses_left -= len(found)
+                result.addresses.setdefault(name, []).extend(found)
         _read_parts(parts, result)
         return result
     except Exception:  # a safety net: mime reads any bytes without raising
@@ -92,9 +129,13 @@ def decode_message(raw: bytes, wanted_header: Callable[[str], bool] | None = Non
 
 def _read_parts(parts, result: DecodedMessage) -> None:
     room = MAX_TEXT_CHARS
+    html_budget = None  # what reading HTML may still cost, all parts together (htmltext.Budget)
     for part in parts:
         ctype = part.content_type
         disposition = mime.field(part.fields, "content-disposition") or b""
+        if "parameters" not in result.cut and (mime.params_cut(disposition)
+                                               or mime.params_cut(mime.field(part.fields, "content-type"))):
+            result.cut.append("parameters")
         # A multipart whose boundary never appears is one body in practice
         # (spam tools emit these); reading it as text rather than as an
         # attachment recovers the body of 79 % of ccert_zh ham and 5 % of its
@@ -106,9 +147,11 @@ def _read_parts(parts, result: DecodedMessage) -> None:
             body = mime.transfer_decode(part.body, part.fields)[: 4 * room]  # at most 4 bytes a character
             text = decode_text(body, mime.charset(part.fields))
             if ctype == "text/html" or (broken_multipart and _looks_like_html(text)):
-                from .htmltext import html_to_text  # html.parser: only for mail that has HTML
+                from .htmltext import Budget, html_to_text  # only for mail that has HTML
 
-                text, urls = html_to_text(text)
+                if html_budget is None:
+                    html_budget = Budget()
+                text, urls = html_to_text(text, html_budget)
                 result.urls.extend(urls)
             text = text[:room]
             room -= len(text)
@@ -139,6 +182,8 @@ def decode_header_value(value) -> str:
     """
     if isinstance(value, bytes):
         data = value
+    elif value.isascii() and "=?" not in value and "\n" not in value:
+        return value  # what the steps below give such a value (display names: one call per address)
     else:
         # In a str, raw 8-bit bytes are surrogate escapes (a display name from
         # decode_addresses) and go back to bytes; real characters, as in an
@@ -149,13 +194,15 @@ def decode_header_value(value) -> str:
         return decode_text(data)
     # Adjacent encoded words of one charset are joined as bytes before
     # decoding: senders split a multi-byte character across two words.
-    pieces: list[tuple[str | None, bytes]] = []
+    # Each piece gathers its bytes in a list, joined once: adding bytes to
+    # bytes made a Subject of 200,000 encoded words take 11 s.
+    pieces: list[tuple[str | None, list[bytes]]] = []
     position = 0
     for match in _ENCODED_WORD.finditer(data):
         gap = data[position:match.start()]
         adjacent = pieces and pieces[-1][0] is not None and _BETWEEN_WORDS.fullmatch(gap)
         if gap and not adjacent:  # RFC 2047 6.2: white space between encoded words is dropped
-            pieces.append((None, gap))
+            pieces.append((None, [gap]))
         charset, encoding, encoded = match.groups()
         charset = charset.split(b"*", 1)[0].decode("ascii", "replace").lower()  # RFC 2231 language tag
         try:
@@ -164,18 +211,18 @@ def decode_header_value(value) -> str:
             else:
                 decoded = binascii.a2b_qp(encoded, header=True)
         except (binascii.Error, ValueError):
-            pieces.append((None, match.group(0)))
+            pieces.append((None, [match.group(0)]))
         else:
             if pieces and pieces[-1][0] == charset and adjacent:
-                pieces[-1] = (charset, pieces[-1][1] + decoded)
+                pieces[-1][1].append(decoded)
             else:
-                pieces.append((charset, decoded))
+                pieces.append((charset, [decoded]))
         position = match.end()
-    pieces.append((None, data[position:]))
-    return "".join(decode_text(chunk, charset) for charset, chunk in pieces).strip()
+    pieces.append((None, [data[position:]]))
+    return "".join(decode_text(b"".join(chunks), charset) for charset, chunks in pieces).strip()
 
 
-def decode_addresses(value) -> list[tuple[str, str]]:
+def decode_addresses(value, limit: int | None = None) -> list[tuple[str, str]]:
     """(decoded display name, address) pairs of an address header.
 
     The header is split into addresses while still encoded, and only the
@@ -187,4 +234,5 @@ def decode_addresses(value) -> list[tuple[str, str]]:
         # 8-bit bytes travel as surrogate escapes, as the email package gave
         # them: a display name goes back to its bytes in decode_header_value.
         value = value.decode("ascii", "surrogateescape")
-    return [(decode_header_value(name), address) for name, address in mime.parse_addresses(str(value))]
+    return [(decode_header_value(name) if name else "", address)
+            for name, address in mime.parse_addresses(str(value), limit)]

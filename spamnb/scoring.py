@@ -100,10 +100,11 @@ class TokenEffect(Record):
 class Score(Record):
     """A message's score: log-odds, P(spam) and verdict; how many of its
     distinct tokens the model knows; with explain, the known tokens,
-    strongest contribution first."""
+    strongest contribution first; reason: why the message was not scored
+    (it ran out of time), or None."""
 
-    __slots__ = ("log_odds", "probability", "label", "tokens_known", "tokens_distinct", "effects")
-    _defaults = {"tokens_known": 0, "tokens_distinct": 0}
+    __slots__ = ("log_odds", "probability", "label", "tokens_known", "tokens_distinct", "effects", "reason")
+    _defaults = {"tokens_known": 0, "tokens_distinct": 0, "reason": None}
     _factories = {"effects": list}
     log_odds: float
     probability: float
@@ -111,6 +112,7 @@ class Score(Record):
     tokens_known: int
     tokens_distinct: int
     effects: list[TokenEffect]
+    reason: str | None
 
 
 def logit(p: float) -> float:

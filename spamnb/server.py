@@ -19,7 +19,10 @@ answered in turn, in order.
                   "tokens_known": 41, "tokens_distinct": 57,
                   "exact": {"probability": 0.99800412..., "log_odds": 6.21263...},
                   "cutoffs": {"spam": 0.99, "ham": 0.01}}
-               or an error: {"error": "..."}.
+               A message not scored within the server's --timeout is
+               answered unsure (score 0.5, log-odds 0) with a "reason"
+               field saying so; the server then goes on with the others.
+               Or an error: {"error": "..."}.
 
 A length over the limit (garbage, or not a spamnb client) gets an error and
 the connection is closed, since the stream cannot be resynchronised.  A
@@ -34,6 +37,10 @@ if the file modes are loosened.  Others are told "refused" and disconnected.
 Reload: before each request the model file is stat'ed; a new inode, mtime or
 size (`spamnb learn` and `train` replace the file) loads it again.  SIGHUP
 reloads at once.  A model that fails to load is logged and the old one stays.
+
+Deadline: each message is scored under `--timeout` (default 10 s): SIGALRM
+stops it wherever it is (spamnb.deadline), so one slow message holds the
+others up for at most that long.  Messages are scored one at a time.
 
 Stop: SIGTERM or SIGINT.  The request being scored is finished and answered,
 the socket file removed, and `serve` returns.  A lock file beside the socket
@@ -172,9 +179,15 @@ class RemoteScorer:
                 stored = reply["cutoffs"]
                 cutoffs = _cutoffs(float(stored["spam"]) if self.spam_cutoff is None else self.spam_cutoff,
                                    float(stored["ham"]) if self.ham_cutoff is None else self.ham_cutoff)
+            reason = reply.get("reason")
+            if reason is not None:  # not scored in time: unsure, whatever the cutoffs
+                from .scoring import LABEL_UNSURE
+
+                cutoffs, label = None, LABEL_UNSURE
             return Score(log_odds=log_odds, probability=float(exact["probability"]),
                          label=cutoffs.label(log_odds) if cutoffs else label,
-                         tokens_known=int(reply["tokens_known"]), tokens_distinct=int(reply["tokens_distinct"]))
+                         tokens_known=int(reply["tokens_known"]), tokens_distinct=int(reply["tokens_distinct"]),
+                         reason=None if reason is None else str(reason))
         except (KeyError, TypeError, ValueError):
             raise ServerError("the server's reply lacks fields this spamnb needs (another version?)") from None
 
@@ -216,7 +229,7 @@ def _reason(error: OSError) -> str:
 
 
 def serve(model_path: str, socket_path: str, *, max_connections: int = MAX_CONNECTIONS,
-          idle_seconds: float = IDLE_SECONDS) -> None:
+          idle_seconds: float = IDLE_SECONDS, timeout: float | None = None) -> None:
     """Serve `model_path` on `socket_path` until SIGTERM or SIGINT, then return.
 
     Raises OptionError when the socket cannot be set up (a directory of
@@ -247,7 +260,7 @@ def serve(model_path: str, socket_path: str, *, max_connections: int = MAX_CONNE
         holder = _ModelHolder(model_path)
         _warm_up(holder.model)
         listener, identity = _listen(socket_path, directory)
-        server = _Server(listener, holder, MAX_MESSAGE_BYTES, max_connections, idle_seconds)
+        server = _Server(listener, holder, MAX_MESSAGE_BYTES, max_connections, idle_seconds, timeout)
         # A departed client must not kill the server: every send is checked instead.
         previous = {signum: signal.getsignal(signum)
                     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE)}
@@ -428,7 +441,7 @@ class _Server:
     """
 
     def __init__(self, listener, holder: _ModelHolder, max_bytes: int, max_connections: int,
-                 idle_seconds: float) -> None:
+                 idle_seconds: float, timeout: float | None = None) -> None:
         import selectors
         import time
 
@@ -439,6 +452,7 @@ class _Server:
         self.max_bytes = max_bytes
         self.max_connections = max_connections
         self.idle_seconds = idle_seconds
+        self.timeout = timeout
         self.uid = os.geteuid()
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ, "listener")
@@ -593,8 +607,13 @@ class _Server:
         self.holder.refresh(force=self.reload_asked)
         self.reload_asked = False
         model = self.holder.model
+        from .deadline import score_within
+
         try:
-            score = model.score_message(raw)
+            # The deadline (SIGALRM) bounds how long the other connections wait.
+            score = score_within(lambda: model.score_message(raw), self.timeout)
+            if score.reason:
+                log(f"a message of {len(raw):,} bytes {score.reason}")
         except Exception as error:  # noqa: BLE001 -- a bug in scoring one message must not stop the server
             log(f"scoring a message of {len(raw):,} bytes failed: {type(error).__name__}: {error}")
             return _error(f"the message could not be scored: {type(error).__name__}")
@@ -678,6 +697,8 @@ def _reply(score, cutoffs) -> bytes:
     del record["path"]
     record["exact"] = {"probability": score.probability, "log_odds": _finite(score.log_odds)}
     record["cutoffs"] = {"spam": cutoffs.spam, "ham": cutoffs.ham}
+    if score.reason:
+        record["reason"] = score.reason
     return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 

@@ -80,11 +80,55 @@ def _han_run():
 # the match stops at the first full-width or Chinese character:
 # 访问http://a.example.com，联系 gives a.example.com, not "a.example.com,联系".
 # The alternatives, tried in this order at each position: URL, address, word.
+# An address does not start right after a character it could hold (the
+# look-behind): without that test each position of a line of 500,000 "-",
+# or of ".-a" repeated, scanned the rest of the line for an "@" (quadratic:
+# 20,000 "-" took 0.4 s).  Where findall moved on after such a character
+# because every alternative failed there, an address starting one character
+# later would have matched there already, so nothing is lost; where a match
+# ended there, _latin_findall tries the address itself.
+# The quantifiers are possessive (++, *+): no alternative ever needs to give
+# characters back (a local part ends only at its "@", a word at a character
+# it cannot hold), and the regular expression engine then keeps no stack of
+# places to go back to (a word of 1,000,000 characters: 27 ms, not 94).
 _LATIN_TOKEN = re.compile(
-    r"(?:https?://|www\.)[A-Za-z0-9\-._~:/?#@!$&*+,;=%]+"
-    r"|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
-    r"|[$€£¥]?\w+(?:['.\-]\w+)*%?"
+    r"(?:https?://|www\.)[A-Za-z0-9\-._~:/?#@!$&*+,;=%]++"
+    r"|(?<![\w.+\-])[\w.+\-]++@[\w\-]++(?:\.[\w\-]++)++"
+    r"|[$€£¥]?\w++(?:['.\-]\w++)*+%?"
 )
+
+
+_LATIN_AT = re.compile(_LATIN_TOKEN.pattern.replace(r"(?<![\w.+\-])", "", 1))
+_ADDRESS_CHARS = re.compile(r"[\w.+\-]*")
+
+
+def _latin_findall(piece: str) -> list[str]:
+    """_LATIN_TOKEN.findall(piece) as it was without the look-behind that
+    keeps it linear: right after a match that is not a word made of address
+    characters only ("$a", "it's", a link, an address), an address may start
+    even though the character before it could be part of one, so there the
+    pattern without the look-behind is tried.  (After a match made of address
+    characters only, an address starting where it ended would have been
+    matched from its start instead, as findall tries addresses first.)  Each
+    such try reads at most one run of address characters that no other try
+    reads, so this stays linear."""
+    out: list[str] = []
+    position, end = 0, len(piece)
+    search, anchored, pure = _LATIN_TOKEN.search, _LATIN_AT.match, _ADDRESS_CHARS.fullmatch
+    after_impure = False
+    while position < end:
+        found = None
+        if after_impure and position and pure(piece, position - 1, position):
+            found = anchored(piece, position)
+        if found is None:
+            found = search(piece, position)
+            if found is None:
+                break
+        value = found.group()
+        out.append(value)
+        after_impure = pure(value) is None or value.startswith(("http://", "https://", "www."))
+        position = found.end() if found.end() > found.start() else found.end() + 1
+    return out
 
 
 class TokenizerOptions(Record):
@@ -153,43 +197,172 @@ class TokenizerOptions(Record):
                    fold_variants=bool(data.get("fold_variants", False)))
 
 
-def normalise(text: str) -> str:
+def normalise(text: str, budget: "Budget | None" = None) -> str:
     # Case folding makes FREE, Free and free one token: without it 0.330 / 0.017.
     # NFKC folds full-width letters (Ｆｒｅｅ), circled and compatibility
     # ideographs (㊣) and ligatures, which spam uses to dodge word filters; it
     # measured level on these 2002-05 corpora (0.273 / 0.017 without), which
     # barely use such tricks, and stays for the mail that does.
-    return unicodedata.normalize("NFKC", text).casefold()
+    #
+    # Two bounds keep NFKC linear (neither is ever reached by the shared corpora):
+    # - it puts each run of combining marks in canonical order by insertion
+    #   sort, quadratic in the run's length ("a" and 200,000 marks of two
+    #   classes: minutes).  Runs of over 30 marks are cut by U+034F, as
+    #   Unicode's stream-safe format (UAX #15) does; the marks never were
+    #   part of a word token, and the letter before them is still read;
+    # - its cost and output grow with what a character expands to, up to 18
+    #   characters (U+FDFA): 500,000 of them took 1.2 s and gave 9 million
+    #   characters.  Past a message's budget of such characters (those that
+    #   expand to 4 or more) a text is case-folded only, so its characters
+    #   are still read, as they are.
+    if text.isascii():
+        return text.casefold()
+    if budget is not None:
+        expanders = len(text) - len(_EXPANDER.sub("", text))  # counted without a list of them
+        if expanders:
+            if expanders > budget.expansions:
+                budget.expansions = 0
+                return _stream_safe(text).casefold()
+            budget.expansions -= expanders
+    return unicodedata.normalize("NFKC", _stream_safe(text)).casefold()
 
 
-def text_tokens(text: str, options: TokenizerOptions) -> list[str]:
-    """Tokens of free text: words, numbers, Chinese words, URL and address tokens."""
+# Characters whose NFKC form is 4 or more characters long (Unicode 14,
+# checked against unicodedata by tests/test_scaling.py).
+_EXPANDER = re.compile(
+    r"[\u2057\u2152\u2167\u2177\u247d-\u2487\u2a0c\u321d-\u321e\u3300-\u3302\u3304"
+    r"\u3307-\u3308\u330c-\u330d\u3312-\u3313\u3315-\u3317\u3319-\u331b\u331f-\u3321"
+    r"\u332b\u332d-\u332e\u3332-\u3334\u3336\u333d\u3343\u3347-\u3348\u334a\u334c-\u334d"
+    r"\u3351\u3354\u3356\u337f\u3389\u33a8\u33ae-\u33af\u33c2\u33c6\u33d8\ufdf2-\ufdf8"
+    r"\ufdfa-\ufdfc]")
+# A character whose decomposition can start with a combining mark is at or
+# above U+0300 and neither a word character nor a space, but for the two
+# half-width kana voicing marks (checked by tests/test_scaling.py).  Runs of
+# at least MAX_MARKS - 4 such characters are looked at one by one.
+MAX_MARKS = 30
+_MARK_CANDIDATES = re.compile(r"(?:[^\x00-\u02ff\w\s]|[\uff9e\uff9f]){%d,}" % (MAX_MARKS - 4))
+_GRAPHEME_JOINER = "\u034f"  # COMBINING GRAPHEME JOINER
+_marks_of: dict[str, tuple[int, int, bool]] = {}
+
+
+def _marks(char: str) -> tuple[int, int, bool]:
+    """(combining marks its NFKD form starts with, ends with, whether it is only marks)."""
+    found = _marks_of.get(char)
+    if found is None:
+        decomposed = unicodedata.normalize("NFKD", char)
+        classes = [unicodedata.combining(c) != 0 for c in decomposed]
+        leading = next((k for k, mark in enumerate(classes) if not mark), len(classes))
+        trailing = next((k for k, mark in enumerate(reversed(classes)) if not mark), len(classes))
+        found = _marks_of[char] = (leading, trailing, leading == len(classes))
+        if len(_marks_of) > 4096:
+            _marks_of.clear()
+    return found
+
+
+def _stream_safe(text: str) -> str:
+    """`text` with U+034F after every MAX_MARKS combining marks in a row (UAX #15)."""
+    if text.isascii() or not _MARK_CANDIDATES.search(text):
+        return text
+    out: list[str] = []
+    position = 0
+    for run in _MARK_CANDIDATES.finditer(text):
+        start = max(run.start() - 1, position)  # the character before may end in marks
+        out.append(text[position:start])
+        count = 0
+        for char in text[start:run.end()]:
+            leading, trailing, only_marks = _marks(char)
+            if count + leading > MAX_MARKS:
+                out.append(_GRAPHEME_JOINER)
+                count = 0
+            count = count + leading if only_marks else trailing
+            out.append(char)
+        position = run.end()
+    out.append(text[position:])
+    return "".join(out)
+
+
+# Han characters segmented by jieba per message, for the header fields and
+# for the body each: jieba costs 10-20 us a character when its HMM reads
+# them (rare characters, unknown words) and its dictionary is read in for
+# them, so this bounds a message's segmentation to a few tenths of a second.
+# The most in one message of the shared corpora is 8,085.  Han characters
+# past the bound are not dropped: each is a token of its own, at the cost
+# of a list copy.  They come after the message's other tokens and form no
+# bigrams: pairs of random characters would be as many distinct tokens as
+# characters, each a look-up in the model.
+MAX_SEGMENTED_CHARS = 20_000
+
+
+# Characters that NFKC expands to 4 or more, per message for the header
+# fields and for the body each (see normalise); 20,000 expand to at most
+# 360,000 characters.
+MAX_EXPANDERS = 20_000
+
+
+class Budget:
+    """Work one message's header fields, or its body, may still cost:
+    Han characters to segment, long NFKC expansions."""
+
+    __slots__ = ("han", "expansions", "spilled")
+
+    def __init__(self, han: int = MAX_SEGMENTED_CHARS, expansions: int = MAX_EXPANDERS) -> None:
+        self.han = han
+        self.expansions = expansions
+        self.spilled: list[str] = []  # Han characters past `han`, one token each
+
+
+def text_tokens(text: str, options: TokenizerOptions, budget: Budget | None = None) -> list[str]:
+    """Tokens of free text: words, numbers, Chinese words, URL and address tokens.
+
+    `budget` bounds the Han characters segmented and the long NFKC
+    expansions (a fresh Budget when not given): see MAX_SEGMENTED_CHARS and
+    normalise.  The Han characters past its bound are left in
+    `budget.spilled`, which the caller reads (when no budget is given, they
+    end the list returned)."""
+    if budget is None:
+        budget = Budget()
+        out = _text_tokens(text, options, budget)
+        return out + budget.spilled
+    return _text_tokens(text, options, budget)
+
+
+def _text_tokens(text: str, options: TokenizerOptions, budget: Budget) -> list[str]:
     out: list[str] = []
     stop = options.stopwords
-    text = normalise(text)
-    # Han characters start at U+2E80: text below that (most mail that is not
-    # Chinese) needs no split, and an English message in a fresh process
-    # skips compiling the Han pattern (1.4 ms).
+    text = normalise(text, budget)
+    # Han characters start at U+2E80 (CJK radicals): text below that (most
+    # mail that is not Chinese) needs no split, and an English message in a
+    # fresh process skips compiling the Han pattern (1.4 ms).
     pieces = _han_run().split(text) if text and max(text) >= "\u2e80" else [text]
+    if len(pieces) > 1:  # imported once per text, not once per run (a run per character: "<发<发")
+        from .chinese import segment
+        from .variants import fold_variants
     for index, piece in enumerate(pieces):
         if not piece:
             continue
         if index % 2:  # a Han run (split() puts captured groups at odd indices)
-            from .chinese import segment
-
             if options.fold_variants:
-                from .variants import fold_variants
-
                 piece = fold_variants(piece)
+            if len(piece) > budget.han:
+                rest = piece[budget.han:]
+                piece = piece[:budget.han]
+                out.extend(word for word in segment(piece) if word not in stop)
+                budget.spilled.extend([char for char in rest if char not in stop])
+                budget.han = 0
+                continue
+            budget.han -= len(piece)
             out.extend(word for word in segment(piece) if word not in stop)
             continue
         # findall builds the list of matches in C; most text has no link or
         # address, and its words need no per-match look at which alternative
         # matched (tokenizing the spamassassin test part: 0.72 s → 0.31 s).
-        found = _LATIN_TOKEN.findall(piece)
-        if "@" not in piece and "://" not in piece and "www." not in piece:
-            out.extend([v for v in found if MIN_WORD_LENGTH <= len(v) <= MAX_WORD_LENGTH and v not in stop])
-            continue
+        if "@" not in piece:  # no address can match: findall gives what it always gave
+            found = _LATIN_TOKEN.findall(piece)
+            if "://" not in piece and "www." not in piece:
+                out.extend([v for v in found if MIN_WORD_LENGTH <= len(v) <= MAX_WORD_LENGTH and v not in stop])
+                continue
+        else:
+            found = _latin_findall(piece)
         for value in found:
             # Which alternative matched, from the text: only a URL holds "://"
             # or starts with "www." (an address or word starting so would have
@@ -341,23 +514,32 @@ FIELD_RULES = {
 
 
 def header_tokens(name: str, value: str, options: TokenizerOptions,
-                  addresses: list[tuple[str, str]] | None = None) -> list[str]:
+                  addresses: list[tuple[str, str]] | None = None,
+                  budget: Budget | None = None) -> list[str]:
     rule = FIELD_RULES.get(name)
     if rule is not None:
         return rule(name, value)
+    if budget is None:
+        budget = Budget()
+    out: list[str] = []
     if addresses is not None:
-        out: list[str] = []
         for display, address in addresses:
-            out.extend(f"{name}:{word}" for word in text_tokens(display, options))
-            out.extend(address_tokens(name, address))
-        return out
-    return [f"{name}:{token}" for token in text_tokens(value, options)]
+            if display:
+                out.extend(f"{name}:{word}" for word in text_tokens(display, options, budget))
+            if address:
+                out.extend(address_tokens(name, address))
+    else:
+        out.extend(f"{name}:{token}" for token in text_tokens(value, options, budget))
+    out.extend(f"{name}:{char}" for char in budget.spilled)
+    budget.spilled.clear()
+    return out
 
 
 def message_tokens(message: DecodedMessage, options: TokenizerOptions) -> list[str]:
     """All tokens of a decoded message, in reading order, repeats kept."""
     out: list[str] = []
     seen_addresses: set[str] = set()
+    header_budget, body_budget = Budget(), Budget()
     for name, value in message.headers:
         if options.wants_header(name):
             addresses = None
@@ -366,13 +548,14 @@ def message_tokens(message: DecodedMessage, options: TokenizerOptions) -> list[s
                 addresses = message.addresses[name]
             elif name in message.addresses:
                 continue
-            out.extend(header_tokens(name, value, options, addresses))
+            out.extend(header_tokens(name, value, options, addresses, header_budget))
     for text in message.texts:
-        words = text_tokens(text, options)
+        words = text_tokens(text, options, body_budget)
         out.extend(words)
         if options.bigrams:
             words = [w for w in words if ":" not in w]  # pairs of words, not of url:/email: tokens
             out.extend(f"{a} {b}" for a, b in zip(words, words[1:]))
+    out.extend(body_budget.spilled)
     for url in message.urls:
         out.extend(url_tokens(url))
     # Attachment type and extension: level on these corpora (0.272 / 0.017
@@ -382,4 +565,7 @@ def message_tokens(message: DecodedMessage, options: TokenizerOptions) -> list[s
         out.append(f"attach:type:{content_type}")
         if "." in filename:
             out.append("attach:ext:" + filename.rsplit(".", 1)[1].casefold()[:16])
+    # A bound the decoder stopped at ("header bytes"): the model learns what
+    # such mail is, as of any other token.  Real mail never has one.
+    out.extend("cut:" + what.replace(" ", "-") for what in getattr(message, "cut", ()))
     return out

@@ -19,6 +19,8 @@ OpenCC.  Reading and checking the table takes about 1 ms, OpenCC's t2s about
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import zlib
 from pathlib import Path
 
@@ -108,7 +110,23 @@ def load_table(path: Path | None = None) -> dict[int, str]:
 
 def fold_variants(run: str) -> str:
     """Variants and look-alikes to their plain characters, then Traditional to
-    Simplified (OpenCC's t2s): 涐司岢办理正規髮票 → 我司可办理正规发票."""
+    Simplified (OpenCC's t2s): 涐司岢办理正規髮票 → 我司可办理正规发票.
+    Short runs are remembered, as their segmentation is (a call into OpenCC
+    costs more than the look-up: text of one Han character after another
+    paid it for each)."""
+    from .chinese import CACHED_RUN_LENGTH
+
+    if len(run) <= CACHED_RUN_LENGTH:
+        return _fold_cached(run)
+    return _fold(run)
+
+
+@lru_cache(maxsize=16384)
+def _fold_cached(run: str) -> str:
+    return _fold(run)
+
+
+def _fold(run: str) -> str:
     global _table, _converter
     if _table is None:
         _table = load_table()

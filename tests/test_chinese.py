@@ -31,6 +31,15 @@ def all_sentences():
     return SENTENCES + [chinese.fold_variants(s) for s in SENTENCES]
 
 
+def stock_segment(stock, sentence):
+    """What chinese.segment must give: jieba's cut, of the whole run up to
+    chinese.MAX_RUN characters and of each PIECE-character piece past that."""
+    if len(sentence) <= chinese.MAX_RUN:
+        return stock.lcut(sentence)
+    return [word for start in range(0, len(sentence), chinese.PIECE)
+            for word in stock.lcut(sentence[start:start + chinese.PIECE])]
+
+
 @pytest.fixture(scope="session")
 def full(tmp_path_factory):
     """(cache directory holding a prefix file of jieba's real dictionary,
@@ -85,7 +94,7 @@ def test_segment_gives_stock_jieba_words(full, fresh_state, monkeypatch):
     directory, stock = full
     point_cache(monkeypatch, directory)
     for sentence in all_sentences() * 2:  # twice: the second time from the run cache
-        assert chinese.segment(sentence) == stock.lcut(sentence), sentence
+        assert chinese.segment(sentence) == stock_segment(stock, sentence), sentence
     assert isinstance(chinese._tokenizer, jiebaload.LazyTokenizer)
     assert chinese.segment("涐司岢办理正規髮票") == ["涐", "司", "岢", "办理", "正規", "髮", "票"]
     assert chinese.segment(chinese.fold_variants("涐司岢办理正規髮票")) == ["我司", "可", "办理", "正规", "发票"]
@@ -191,7 +200,7 @@ def test_unwritable_cache_falls_back_to_the_whole_dictionary(small, fresh_state,
     directory = blocker / "spamnb"  # mkdir fails, even for root
     point_cache(monkeypatch, directory)
     for sentence in all_sentences():
-        assert chinese.segment(sentence) == stock.lcut(sentence)
+        assert chinese.segment(sentence) == stock_segment(stock, sentence)
     assert not isinstance(chinese._tokenizer, jiebaload.LazyTokenizer)
     assert capfd.readouterr().err == ""  # jieba's initialize() logged a traceback here
 

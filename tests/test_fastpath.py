@@ -27,6 +27,7 @@ def full_cli(*args, input=None, env=None):
 
 @pytest.mark.parametrize("args", [
     ["--format", "jsonl"], ["--format=tsv"], ["--format", "json"], [], ["--exit-code"], ["-j", "1"], ["-j", "2"],
+    ["--timeout", "5"], ["--timeout=0", "--format", "tsv"],
 ])
 def test_fast_path_prints_what_the_full_cli_prints(sample_model, args):
     fast = run_spamnb("classify", "--model", sample_model, *args, MESSAGES / "spam", MESSAGES / "ham")
@@ -43,6 +44,8 @@ def test_fast_path_errors_and_stdin_match_the_full_cli(sample_model, tmp_path):
                        (["classify", "--model", tmp_path / "missing.spamnb", "-"], message),
                        (["classify", "--model", sample_model, tmp_path / "nothing-here"], None),
                        (["classify", "--model", tmp_path, "-"], message),  # a directory: usage error
+                       (["classify", "--model", sample_model, "--timeout", "-1", "-"], message),
+                       (["classify", "--model", sample_model, "--timeout", "0.000001", "-"], message),
                        (["classify", "--server", tmp_path, "-"], message)):
         fast, full = run_spamnb(*args, input=data), full_cli(*args, input=data)
         assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), args

@@ -1,4 +1,5 @@
-"""Property tests: generated MIME trees, charsets and raw bytes never break spamnb.
+"""Property tests: generated MIME trees, charsets and raw bytes never break spamnb,
+and no input costs more than MAX_SECONDS_PER_MB.
 
 Invariants: decoding never raises; every token is bounded; a score is a
 probability.  `make test` tries a few hundred inputs per property;
@@ -9,7 +10,7 @@ import base64
 import os
 import quopri
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from spamnb.message import decode_message
@@ -102,3 +103,99 @@ def test_score_is_always_a_probability(raw):
         _model, _ = train([str(SAMPLE / "mail" / "spam")], [str(SAMPLE / "mail" / "ham")])
     score = _model.score_message(raw)
     assert 0.0 <= score.probability <= 1.0 and score.label in ("spam", "ham", "unsure")
+
+
+# -- time per byte -------------------------------------------------------------
+# A search for inputs that cost the most time per byte (issue 12): a short
+# unit built of the pieces that made some stage quadratic or slow, repeated
+# to tens or hundreds of kilobytes and put where a parser reads it (a plain
+# or HTML body, the Subject, an address field, a Content-Type's parameters,
+# a multipart body, the raw message).  hypothesis.target steers the search
+# toward the slowest; every input must score at under MAX_SECONDS_PER_MB.
+# `make test` tries a few dozen; `make fuzz` SPAMNB_FUZZ_SLOW_EXAMPLES
+# (10,000) and writes the slowest it saw to SPAMNB_FUZZ_REPORT.
+
+import gc
+import json
+import time
+
+from hypothesis import target
+
+SLOW_EXAMPLES = int(os.environ.get("SPAMNB_FUZZ_SLOW_EXAMPLES", "40"))
+MAX_SECONDS_PER_MB = 2.0
+ATOMS = ["<", ">", "x", " ", "y", "/", "!", "-", "?", "[", "]", "&#", "x5f97;", "24471;", ";", "'", '"', "=",
+         "发", "得", "票", "\u0301", "\u0316", "\u0f73", "\ufdfa", "\u3300", "@", ".", "+", "a", "b.c", "http://",
+         "www.", "=?utf-8?B?5Y+R?=", "=?gb2312?Q?=B7=A2?=", "(", ")", ",", ":", "\n", "\r\n", "\t", "$", "%",
+         "é", "ｶ", "\uff9e", "<!--", "-->", "<script>", "</", "<![CDATA[", "]]>", "<!", "<?", "<a href='",
+         "--b\n", "\n\n", "X-A: b\n", "name*0*=", "\\", "\x00", "\u3000", "。"]
+PLACES = {
+    "plain body": lambda p: b"Subject: x\nContent-Type: text/plain; charset=utf-8\n\n" + p,
+    "html body": lambda p: b"Subject: x\nContent-Type: text/html; charset=utf-8\n\n" + p,
+    "subject": lambda p: b"Subject: " + p + b"\n\nbody\n",
+    "address field": lambda p: b"To: " + p + b"\n\nbody\n",
+    "parameters": lambda p: b"Content-Type: text/plain; " + p + b"\n\nbody\n",
+    "multipart": lambda p: b"Content-Type: multipart/mixed; boundary=b\n\n--b\n" + p + b"\n--b--\n",
+    "raw message": lambda p: p,
+}
+# No explain phase: after a first failure it traces every line (sys.settrace
+# on 3.11), which makes everything it then times twenty times slower.
+SLOW = settings(max_examples=SLOW_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
+                derandomize="SPAMNB_FUZZ_SLOW_EXAMPLES" not in os.environ,
+                phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])
+_slowest = {"seconds_per_mb": 0.0, "inputs": 0}
+
+
+@st.composite
+def costly(draw):
+    unit = "".join(draw(st.lists(st.sampled_from(ATOMS) | st.text(min_size=1, max_size=3), min_size=1, max_size=6)))
+    size = draw(st.integers(20_000, 300_000))
+    place = draw(st.sampled_from(sorted(PLACES)))
+    return place, unit, size  # the message is built in the test: a short repr for hypothesis
+
+
+def _cpu_seconds(function, argument) -> float:
+    gc.collect()
+    gc.disable()
+    try:
+        started = time.process_time()
+        function(argument)
+        return time.process_time() - started
+    finally:
+        gc.enable()
+
+
+@SLOW
+@given(costly())
+def test_time_per_byte_is_bounded(case):
+    place, unit, size = case
+    payload = unit.encode("utf-8", "surrogatepass")
+    raw = PLACES[place](payload * max(1, size // len(payload)))
+    model = _trained()
+    model.score_message(raw[:1000])  # warm: jieba's dictionary, OpenCC
+    seconds = _cpu_seconds(model.score_message, raw)
+    per_mb = seconds / (len(raw) / 1e6)
+    for _ in range(3):  # again, and the best: a shared machine's hiccup is no finding
+        if per_mb <= MAX_SECONDS_PER_MB:
+            break
+        time.sleep(0.2)
+        seconds = min(seconds, _cpu_seconds(model.score_message, raw))
+        per_mb = seconds / (len(raw) / 1e6)
+    target(per_mb, label="seconds per MB")
+    _slowest["inputs"] += 1
+    if per_mb > _slowest["seconds_per_mb"]:
+        _slowest.update(seconds_per_mb=per_mb, seconds=seconds, bytes=len(raw), place=place, unit=unit)
+    report = os.environ.get("SPAMNB_FUZZ_REPORT")
+    if report:
+        with open(report, "w") as out:
+            json.dump(_slowest, out, ensure_ascii=False)
+    assert per_mb <= MAX_SECONDS_PER_MB, (place, unit, len(raw), seconds)
+
+
+def _trained():
+    global _model
+    if _model is None:
+        from conftest import SAMPLE
+        from spamnb.training import train
+
+        _model, _ = train([str(SAMPLE / "mail" / "spam")], [str(SAMPLE / "mail" / "ham")])
+    return _model
