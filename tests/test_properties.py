@@ -115,11 +115,12 @@ def test_score_is_always_a_probability(raw):
 # `make test` tries a few dozen; `make fuzz` SPAMNB_FUZZ_SLOW_EXAMPLES
 # (10,000) and writes the slowest it saw to SPAMNB_FUZZ_REPORT.
 
-import gc
 import json
 import time
 
 from hypothesis import target
+
+from conftest import cpu_seconds
 
 SLOW_EXAMPLES = int(os.environ.get("SPAMNB_FUZZ_SLOW_EXAMPLES", "40"))
 MAX_SECONDS_PER_MB = 2.0
@@ -153,17 +154,6 @@ def costly(draw):
     return place, unit, size  # the message is built in the test: a short repr for hypothesis
 
 
-def _cpu_seconds(function, argument) -> float:
-    gc.collect()
-    gc.disable()
-    try:
-        started = time.process_time()
-        function(argument)
-        return time.process_time() - started
-    finally:
-        gc.enable()
-
-
 @SLOW
 @given(costly())
 def test_time_per_byte_is_bounded(case):
@@ -172,13 +162,13 @@ def test_time_per_byte_is_bounded(case):
     raw = PLACES[place](payload * max(1, size // len(payload)))
     model = _trained()
     model.score_message(raw[:1000])  # warm: jieba's dictionary, OpenCC
-    seconds = _cpu_seconds(model.score_message, raw)
+    seconds = cpu_seconds(model.score_message, raw)
     per_mb = seconds / (len(raw) / 1e6)
     for _ in range(3):  # again, and the best: a shared machine's hiccup is no finding
         if per_mb <= MAX_SECONDS_PER_MB:
             break
         time.sleep(0.2)
-        seconds = min(seconds, _cpu_seconds(model.score_message, raw))
+        seconds = min(seconds, cpu_seconds(model.score_message, raw))
         per_mb = seconds / (len(raw) / 1e6)
     target(per_mb, label="seconds per MB")
     _slowest["inputs"] += 1

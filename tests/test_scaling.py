@@ -12,14 +12,14 @@ milliseconds.  (A quadratic stage gives a ratio near 4.)
 
 from __future__ import annotations
 
-import gc
 import os
 import random
 import sys
-import time
 import unicodedata
 
 import pytest
+
+from conftest import cpu_seconds
 
 from spamnb import chinese, mime, tokens
 from spamnb.charsets import decode_text
@@ -34,24 +34,13 @@ OPTIONS = TokenizerOptions()
 UNBOUNDED = 10 ** 9
 
 
-def _best(function, argument) -> float:
-    gc.collect()
-    gc.disable()
-    try:
-        started = time.process_time()
-        function(argument)
-        return time.process_time() - started
-    finally:
-        gc.enable()
-
-
 def assert_linear(function, make, n: int) -> None:
     small, large = make(n), make(2 * n)
     function(small)  # warm: imports, compiled patterns, jieba's dictionary
     times_small, times_large = [], []
     for _ in range(REPEATS):
-        times_small.append(_best(function, small))
-        times_large.append(_best(function, large))
+        times_small.append(cpu_seconds(function, small))
+        times_large.append(cpu_seconds(function, large))
     ratio = min(times_large) / max(min(times_small), 1e-6)
     if os.environ.get("SPAMNB_SCALING_SHOW"):
         print(f"\n  n={n}: {min(times_small):.4f} s, 2n: {min(times_large):.4f} s, ratio {ratio:.2f}")
