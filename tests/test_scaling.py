@@ -38,10 +38,16 @@ def assert_linear(function, make, n: int) -> None:
     small, large = make(n), make(2 * n)
     function(small)  # warm: imports, compiled patterns, jieba's dictionary
     times_small, times_large = [], []
-    for _ in range(REPEATS):
-        times_small.append(cpu_seconds(function, small))
-        times_large.append(cpu_seconds(function, large))
-    ratio = min(times_large) / max(min(times_small), 1e-6)
+    # On a loaded machine a few-hundredths-of-a-second timing wobbles: up to
+    # three rounds of REPEATS, keeping the best of all, before a verdict.  A
+    # quadratic stage stays near 4 however often it is timed.
+    for _ in range(3):
+        for _ in range(REPEATS):
+            times_small.append(cpu_seconds(function, small))
+            times_large.append(cpu_seconds(function, large))
+        ratio = min(times_large) / max(min(times_small), 1e-6)
+        if ratio <= RATIO:
+            break
     if os.environ.get("SPAMNB_SCALING_SHOW"):
         print(f"\n  n={n}: {min(times_small):.4f} s, 2n: {min(times_large):.4f} s, ratio {ratio:.2f}")
     assert ratio <= RATIO, f"n={n}: {min(times_small):.4f} s, 2n: {min(times_large):.4f} s, ratio {ratio:.2f}"
