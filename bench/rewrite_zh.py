@@ -49,7 +49,6 @@ the first N test messages of each class (a quick look, not the protocol).
 from __future__ import annotations
 
 import argparse
-import bz2
 import email
 import email.charset
 import email.header
@@ -63,14 +62,20 @@ import sys
 import tempfile
 import time
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
 from benchmarks_file import publish, reproduce  # noqa: E402
-from compare import (Layout, Skip, ensure_bogofilter, run, run_bogofilter, spamnb_command,  # noqa: E402
-                     spamnb_version, strip_headers)
+import tool_bogofilter  # noqa: E402
+from tool_bogofilter import ensure_bogofilter  # noqa: E402
+from tool_spamnb import command as spamnb_command  # noqa: E402
+from tool_spamnb import version as spamnb_version  # noqa: E402
+from toolkit import Item, Skip, SplitJob, run  # noqa: E402
+from corpora import strip_headers  # noqa: E402
 
 from spamnb.metrics import one_minus_roca_percent  # noqa: E402
 
@@ -110,27 +115,24 @@ def in_gb2312(char: str) -> bool:
 
 def unihan_forms(t2s) -> dict[str, str]:
     """{Traditional form of a common character: its Unihan variants that plain
-    Simplified text never writes (outside GB2312, BMP only: what fonts show)}."""
+    Simplified text never writes (outside GB2312, BMP only: what fonts show)}.
+    Unihan is read by the fold table's own generator (tools/variants_table.py)."""
     if not UNIHAN.exists():
         return {}
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    from variants_table import unihan_pairs
+
     out: dict[str, set[str]] = {}
-    with bz2.open(UNIHAN, "rt", encoding="utf-8") as lines:
-        for line in lines:
-            if line.startswith("#") or not line.strip():
-                continue
-            code, field, values = line.rstrip("\n").split("\t")
-            if field not in UNIHAN_FIELDS:
-                continue
-            char = chr(int(code[2:], 16))
-            for value in values.split():
-                variant = chr(int(value.split("<")[0][2:], 16))
-                for plain, form in ((char, variant), (variant, char)):
-                    # A disguise reads as its character: a form that t2s
-                    # turns into another character of plain text (煙 → 烟,
-                    # which Unihan calls a variant of 完) is a different word.
-                    if (gb2312_level1(t2s(plain)) and not in_gb2312(form) and not in_gb2312(t2s(form))
-                            and "\u3400" <= form <= "\u9fff"):
-                        out.setdefault(plain, set()).add(form)
+    for field, pairs in unihan_pairs().items():
+        if field not in UNIHAN_FIELDS:
+            continue
+        for plain, form in pairs:  # both directions of each line, as read there
+            # A disguise reads as its character: a form that t2s turns into
+            # another character of plain text (煙 → 烟, which Unihan calls a
+            # variant of 完) is a different word.
+            if (gb2312_level1(t2s(plain)) and not in_gb2312(form) and not in_gb2312(t2s(form))
+                    and "\u3400" <= form <= "\u9fff"):
+                out.setdefault(plain, set()).add(form)
     return {plain: "".join(sorted(forms)) for plain, forms in out.items()}
 
 
@@ -280,6 +282,30 @@ def rewrite_message(data: bytes, rewriter: Rewriter) -> bytes:
 
 
 # ------------------------------------------------------------------ running
+
+@dataclass
+class Layout:
+    """One set of messages on disk: train/spam, train/ham and test/ of files."""
+    root: Path
+    train_spam: list[Path]
+    train_ham: list[Path]
+    test: list[Path]
+    test_labels: list[int]
+
+    @property
+    def test_dir(self) -> Path:
+        return self.root / "test"
+
+
+def run_bogofilter(layout: Layout):
+    """bogofilter trained on the layout's training files and scored on its test
+    files, through the comparison bench's runner (fresh database)."""
+    job = SplitJob(layout.root, [Item(1, p) for p in layout.train_spam] + [Item(0, p) for p in layout.train_ham],
+                   [Item(label, p) for label, p in zip(layout.test_labels, layout.test)], content_headers=False)
+    outcome = tool_bogofilter.split(job)
+    scores = [0.5 if score is None else score for score in outcome.scores]
+    return SimpleNamespace(scores=scores, verdicts=outcome.verdicts, labels=layout.test_labels)
+
 
 def lay_out(root: Path, seed: int, limit: int | None) -> tuple[Layout, Layout, dict]:
     """(plain layout, rewritten layout sharing its training files, counts)."""
