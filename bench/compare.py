@@ -402,6 +402,7 @@ def row_sizes(rows, sizes) -> list[str]:
 
 def notes_list(rows, tools, cells, skipped) -> list[str]:
     lines = [f"- {tool.title} skipped: {skipped[tool.kind]}" for tool in tools if tool.kind in skipped]
+    lines += [f"- **{what}**: {why}" for what, why in skipped.items() if what not in TOOL_KINDS]
     for protocol in rows:
         for tool in tools:
             cell = cells.get((protocol.key, tool.key))
@@ -600,6 +601,13 @@ def main(argv=None) -> None:
                 shutil.rmtree(work)
             if arguments.json:  # after every row, so an interrupted run keeps what it measured
                 dump(arguments.json, rows, tools, cells, ids, sizes, versions, skipped, command, limits, load)
+    if "spamnb" in versions:
+        # Every spamnb call runs the checkout's code: an edit (or a merge) in it during
+        # the run would measure two programs under one name.
+        now = tool_spamnb.version()
+        if now != versions["spamnb"]:
+            skipped["spamnb changed during the run"] = f"it started as {versions['spamnb']} and ended as {now}"
+            print(f"warning: spamnb changed during the run: {versions['spamnb']} -> {now}", file=sys.stderr)
     text = report(rows, tools, cells, sizes, versions, skipped, command, time.perf_counter() - started, limits,
                   load)
     publish("compare", text, arguments.write)
