@@ -572,6 +572,7 @@ def main(argv=None) -> None:
     tools = tools_for([kind for kind in TOOL_KINDS if not arguments.tool or kind in arguments.tool],
                       arguments.spamnb_args)
     versions, skipped = availability(tools)
+    code_at_start = tool_spamnb.code_state()
     limits = {p.key: arguments.online_limit or ONLINE_LIMITS[p.needs[0]] for p in rows if p.kind == "online"}
     cells, ids, sizes = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="spamnb-compare-") as temporary:
@@ -604,10 +605,10 @@ def main(argv=None) -> None:
     if "spamnb" in versions:
         # Every spamnb call runs the checkout's code: an edit (or a merge) in it during
         # the run would measure two programs under one name.
-        now = tool_spamnb.version()
-        if now != versions["spamnb"]:
-            skipped["spamnb changed during the run"] = f"it started as {versions['spamnb']} and ended as {now}"
-            print(f"warning: spamnb changed during the run: {versions['spamnb']} -> {now}", file=sys.stderr)
+        now = tool_spamnb.code_state()
+        if now != code_at_start:
+            skipped["spamnb changed during the run"] = f"its code was {code_at_start} at the start, {now} at the end"
+            print(f"warning: spamnb changed during the run: {code_at_start} -> {now}", file=sys.stderr)
     text = report(rows, tools, cells, sizes, versions, skipped, command, time.perf_counter() - started, limits,
                   load)
     publish("compare", text, arguments.write)
