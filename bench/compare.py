@@ -402,6 +402,7 @@ def row_sizes(rows, sizes) -> list[str]:
 
 def notes_list(rows, tools, cells, skipped) -> list[str]:
     lines = [f"- {tool.title} skipped: {skipped[tool.kind]}" for tool in tools if tool.kind in skipped]
+    lines += [f"- **{what}**: {why}" for what, why in skipped.items() if what not in TOOL_KINDS]
     for protocol in rows:
         for tool in tools:
             cell = cells.get((protocol.key, tool.key))
@@ -571,6 +572,7 @@ def main(argv=None) -> None:
     tools = tools_for([kind for kind in TOOL_KINDS if not arguments.tool or kind in arguments.tool],
                       arguments.spamnb_args)
     versions, skipped = availability(tools)
+    code_at_start = tool_spamnb.code_state()
     limits = {p.key: arguments.online_limit or ONLINE_LIMITS[p.needs[0]] for p in rows if p.kind == "online"}
     cells, ids, sizes = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="spamnb-compare-") as temporary:
@@ -600,6 +602,13 @@ def main(argv=None) -> None:
                 shutil.rmtree(work)
             if arguments.json:  # after every row, so an interrupted run keeps what it measured
                 dump(arguments.json, rows, tools, cells, ids, sizes, versions, skipped, command, limits, load)
+    if "spamnb" in versions:
+        # Every spamnb call runs the checkout's code: an edit (or a merge) in it during
+        # the run would measure two programs under one name.
+        now = tool_spamnb.code_state()
+        if now != code_at_start:
+            skipped["spamnb changed during the run"] = f"its code was {code_at_start} at the start, {now} at the end"
+            print(f"warning: spamnb changed during the run: {code_at_start} -> {now}", file=sys.stderr)
     text = report(rows, tools, cells, sizes, versions, skipped, command, time.perf_counter() - started, limits,
                   load)
     publish("compare", text, arguments.write)

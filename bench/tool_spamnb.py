@@ -39,6 +39,16 @@ def version() -> str:
     return f"{version} (commit {commit}{', with uncommitted changes in spamnb/' if changed else ''})"
 
 
+def code_state() -> str:
+    """spamnb/'s committed tree and its uncommitted changes: what every call runs."""
+    try:
+        tree = run(["git", "-C", str(ROOT), "rev-parse", "HEAD:spamnb"]).stdout.strip()
+        changed = run(["git", "-C", str(ROOT), "diff", "HEAD", "--", "spamnb"]).stdout
+    except (OSError, RuntimeError) as error:
+        return f"unknown ({error})"
+    return f"tree {tree[:10]}" + (f", {len(changed.splitlines())} lines of uncommitted diff" if changed else "")
+
+
 def model_options(job, extra: list[str]) -> list[str]:
     return (["--headers", "content"] if job.content_headers else []) + extra
 
