@@ -333,8 +333,12 @@ def _remote_scorer(server_path, model_path, spam_cutoff, ham_cutoff, explain, ma
               help="Where to listen.  Default: $XDG_RUNTIME_DIR/spamnb/serve.sock, else "
                    "/tmp/spamnb-UID/serve.sock.")
 @model_option
-@timeout_option("the client is answered unsure (with the reason) and the server goes on serving")
-def serve(socket_path, model_path, timeout):
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Processes that score messages side by side; more are started while all are busy, "
+                   "up to twice as many.  [default: one per core, at least 2]")
+@timeout_option("the client is answered unsure (with the reason) and the server goes on serving; "
+                "a worker that overruns it by a second is killed and replaced")
+def serve(socket_path, model_path, workers, timeout):
     """Keep the model loaded and score mail sent by `classify --server`.
 
     For mail that comes one message at a time (procmail, a filter script):
@@ -346,6 +350,11 @@ def serve(socket_path, model_path, timeout):
     Only your own user is served: the socket is a Unix socket with mode
     0600, in a directory of yours that no one else can write to, and every
     connection from another uid is refused (and logged).
+
+    A slow client never holds up another: messages are scored by worker
+    processes, each under --timeout; a connection idle for 60 s is closed
+    (the idlest one first when 256 are open), a request must arrive whole
+    within 30 s, and buffered requests are capped in total.
 
     \b
     Examples:
@@ -364,9 +373,11 @@ def serve(socket_path, model_path, timeout):
     In ~/.procmailrc (if the server is down, VERDICT is empty: mail is delivered as usual):
       VERDICT=`spamnb classify --server /run/user/1000/spamnb/serve.sock --format tsv | cut -f2 | tail -n 1`
     """
-    from .server import default_socket_path, serve as run_server
+    from .daemon import serve as run_server
+    from .server import default_socket_path
 
-    run_server(_model_path(model_path), socket_path or default_socket_path(), timeout=timeout)
+    run_server(_model_path(model_path), socket_path or default_socket_path(), timeout=timeout,
+               workers=workers)
 
 
 @cli.command()
