@@ -64,10 +64,13 @@ TICK = 0.25                  # how often limits are checked while anything is op
 
 def serve(model_path: str, socket_path: str, *, timeout: float | None = None, workers: int | None = None,
           max_connections: int | None = None, idle_seconds: float | None = None,
-          read_seconds: float | None = None) -> None:
+          read_seconds: float | None = None, spamd: str | None = None, spamd_allow=(),
+          spamd_learn: bool = False) -> None:
     """Serve `model_path` on `socket_path` until SIGTERM or SIGINT, then return.
 
     The limits default to this module's constants (read at the call).
+    `spamd`: also listen for SPAMC clients there (spamd_listener); with
+    `spamd_learn`, their TELL requests learn into the model.
 
     Raises OptionError when the socket cannot be set up (a directory of
     someone else's, a server already listening there...) and ModelError when
@@ -97,21 +100,34 @@ def serve(model_path: str, socket_path: str, *, timeout: float | None = None, wo
         holder = ModelHolder(model_path)
         _warm_up(holder.model)
         listener, identity = _listen(socket_path, directory)
-        daemon = Daemon(listener, holder, MAX_MESSAGE_BYTES, timeout=timeout, workers=workers,
+        listeners, owned = [Listener(listener)], [(socket_path, identity)]
+        try:
+            if spamd:
+                extra, identity_spamd = spamd_listener(spamd, spamd_allow)
+                listeners.append(extra)
+                if identity_spamd:
+                    owned.append((spamd, identity_spamd))
+        except OptionError:
+            _remove_if_ours(socket_path, identity)
+            listener.close()
+            raise
+        daemon = Daemon(listeners, holder, MAX_MESSAGE_BYTES, timeout=timeout, workers=workers,
                         max_connections=max_connections or MAX_CONNECTIONS,
                         idle_seconds=idle_seconds or IDLE_SECONDS, read_seconds=read_seconds or READ_SECONDS,
-                        extra_close=(lock,))
+                        extra_close=(lock,), learn_path=model_path if spamd_learn else None)
         # A departed client must not kill the server: every send is checked instead.
         previous = {signum: signal.getsignal(signum)
                     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE)}
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         try:
             daemon.install_signals()
-            log(f"serving {model_path} on {socket_path} (pid {os.getpid()}, {workers} workers); "
+            where = socket_path + (f" and spamd on {spamd}" if spamd else "")
+            log(f"serving {model_path} on {where} (pid {os.getpid()}, {workers} workers); "
                 "SIGHUP reloads, SIGTERM stops")
             daemon.run()
         finally:
-            _remove_if_ours(socket_path, identity)
+            for path, own in owned:
+                _remove_if_ours(path, own)
             daemon.stop()
             signal.set_wakeup_fd(-1)
             for signum, handler in previous.items():
@@ -119,6 +135,45 @@ def serve(model_path: str, socket_path: str, *, timeout: float | None = None, wo
         log(f"stopped ({daemon.stop_reason}); {daemon.answered:,} messages scored")
     finally:
         os.close(lock)
+
+
+def spamd_listener(address: str, allow=()) -> tuple[Listener, tuple | None]:
+    """A listening socket for SPAMC clients at `address`: a path (a Unix socket,
+    served to this user only, like the main one) or `[HOST:]PORT` (TCP, on
+    127.0.0.1 unless HOST is given, served to the networks in `allow`, by
+    default loopback only).  Returns the listener and, for a Unix socket, its identity."""
+    import ipaddress
+
+    if "/" in address:
+        directory = os.path.dirname(os.path.abspath(address))
+        _own_directory(directory)
+        _check_not_serving(address)
+        sock, identity = _listen(address, directory)
+        return Listener(sock, "spamd"), identity
+    host, _, port_text = address.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise OptionError(f"--spamd {address}: give a socket path or [HOST:]PORT, e.g. 783 or 127.0.0.1:783")
+    try:
+        networks = [ipaddress.ip_network(item, strict=False) for item in allow] or \
+            [ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128")]
+    except ValueError as error:
+        raise OptionError(f"--spamd-allow: {error}") from None
+    try:
+        infos = socket.getaddrinfo(host, int(port_text), type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
+    except socket.gaierror:
+        raise OptionError(f"--spamd {address}: {host} is not an IP address") from None
+    family, kind, proto, _, where = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(where)
+        sock.listen(MAX_CONNECTIONS)
+    except OSError as error:
+        sock.close()
+        raise OptionError(f"cannot listen for spamd clients on {address}: {_reason(error)}") from None
+    sock.setblocking(False)
+    return Listener(sock, "spamd", networks), None
 
 
 def _own_directory(directory: str) -> None:
@@ -213,12 +268,25 @@ def default_workers() -> int:
     return max(2, os.cpu_count() or 1)
 
 
+class Listener:
+    """A listening socket, the protocol its clients speak ("spamnb" or "spamd"),
+    and for TCP the networks allowed to connect (a Unix socket checks the uid)."""
+
+    def __init__(self, sock, protocol: str = "spamnb", allowed=None) -> None:
+        self.sock = sock
+        self.protocol = protocol
+        self.allowed = allowed  # None: a Unix socket
+
+
 class _Connection:
     __slots__ = ("sock", "inbox", "outbox", "closing", "events", "last_active", "request_started",
-                 "busy", "closed")
+                 "busy", "closed", "protocol", "eof", "head")
 
-    def __init__(self, sock, now: float) -> None:
+    def __init__(self, sock, now: float, protocol: str = "spamnb") -> None:
         self.sock = sock
+        self.protocol = protocol
+        self.eof = False              # the client shut its side: answer what is whole, then close
+        self.head = None              # spamd: (method, headers, body length, head length) once parsed
         self.inbox = bytearray()
         self.outbox = bytearray()
         self.closing = False          # answer what is queued, then hang up
@@ -249,13 +317,15 @@ class _Worker:
 class Daemon:
     """The event loop of the main process (see the module docstring)."""
 
-    def __init__(self, listener, holder, max_bytes: int, *, timeout: float | None, workers: int,
-                 max_connections: int, idle_seconds: float, read_seconds: float, extra_close=()) -> None:
+    def __init__(self, listeners: list[Listener], holder, max_bytes: int, *, timeout: float | None, workers: int,
+                 max_connections: int, idle_seconds: float, read_seconds: float, extra_close=(),
+                 learn_path: str | None = None) -> None:
         import selectors
 
         self._selectors = selectors
         self._clock = time.monotonic
-        self.listener = listener
+        self.listeners = listeners
+        self.learn_path = learn_path  # spamd TELL learns into this model; None: TELL is refused
         self.holder = holder
         self.max_bytes = max_bytes
         self.timeout = timeout or None
@@ -267,7 +337,8 @@ class Daemon:
         self.extra_close = tuple(extra_close)   # descriptors a worker must not keep (the lock)
         self.uid = os.geteuid()
         self.selector = selectors.DefaultSelector()
-        self.selector.register(listener, selectors.EVENT_READ, "listener")
+        for listener in listeners:
+            self.selector.register(listener.sock, selectors.EVENT_READ, listener)
         self.listening = True
         self.connections: set[_Connection] = set()
         self.workers: set[_Worker] = set()
@@ -313,10 +384,9 @@ class Daemon:
     def stop(self) -> None:
         """Stop listening; give messages in hand STOP_GRACE to be answered; end every worker."""
         self.stopping = True
-        if self.listening:
-            self.selector.unregister(self.listener)
-            self.listening = False
-        self.listener.close()
+        self._stop_listening()
+        for listener in self.listeners:
+            listener.sock.close()
         for connection in list(self.queue):  # not started: nothing to wait for
             self._close(connection)
         self.queue.clear()
@@ -339,8 +409,8 @@ class Daemon:
     def _poll(self, timeout: float | None) -> None:
         for key, mask in self.selector.select(timeout):
             kind = key.data
-            if kind == "listener":
-                self._accept()
+            if isinstance(kind, Listener):
+                self._accept(kind)
             elif kind == "wake":
                 self._drain_wakeups()
             elif isinstance(kind, _Worker):
@@ -358,36 +428,60 @@ class Daemon:
 
     # -- clients ---------------------------------------------------------------
 
-    def _accept(self) -> None:
+    def _stop_listening(self) -> None:
+        if self.listening:
+            for listener in self.listeners:
+                self.selector.unregister(listener.sock)
+            self.listening = False
+
+    def _accept(self, listener: Listener) -> None:
         while True:
             if len(self.connections) >= self.max_connections and not self._evict_idlest():
                 # Every connection has work in progress: the rest wait in the backlog.
-                self.selector.unregister(self.listener)
-                self.listening = False
+                self._stop_listening()
                 return
             try:
-                sock, _ = self.listener.accept()
+                sock, address = listener.sock.accept()
             except BlockingIOError:
                 return
             except OSError as error:
                 log(f"accept failed: {_reason(error)}")
                 return
-            pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
-                                                                 struct.calcsize("3i")))
-            if uid != self.uid:
-                log(f"refused a connection from uid {uid} (pid {pid}): this server serves uid {self.uid} only")
+            refusal = self._refusal(sock, listener, address)
+            if refusal:
+                log(refusal)
                 try:
                     sock.setblocking(False)
-                    sock.send(b'{"error": "refused: this server serves only the user who started it"}\n',
-                              _SEND_FLAGS)
+                    sock.send(_refused(listener.protocol), _SEND_FLAGS)
                 except OSError:
                     pass
                 sock.close()
                 continue
             sock.setblocking(False)
-            connection = _Connection(sock, self._clock())
+            connection = _Connection(sock, self._clock(), listener.protocol)
             self.connections.add(connection)
             self._update(connection)
+
+    def _refusal(self, sock, listener: Listener, address) -> str | None:
+        """Why this peer may not be served (a line for the log), or None."""
+        if listener.allowed is None:
+            pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                                 struct.calcsize("3i")))
+            if uid != self.uid:
+                return f"refused a connection from uid {uid} (pid {pid}): this server serves uid {self.uid} only"
+            return None
+        import ipaddress
+
+        host = address[0] if isinstance(address, tuple) else ""
+        try:
+            peer = ipaddress.ip_address(host.split("%")[0])
+        except ValueError:
+            return f"refused a spamd connection from {host!r}: not an IP address"
+        if getattr(peer, "ipv4_mapped", None):
+            peer = peer.ipv4_mapped
+        if not any(peer in network for network in listener.allowed):
+            return f"refused a spamd connection from {peer}: not in --spamd-allow"
+        return None
 
     def _evict_idlest(self) -> bool:
         """Close the connection idle longest with nothing in progress; False if there is none."""
@@ -409,7 +503,12 @@ class Daemon:
             except OSError:
                 data = b""
             if not data:
-                self._close(connection)
+                connection.eof = True
+                self._take_request(connection)  # spamd answers a cut-off request with an error
+                if not (connection.busy or connection.outbox or self._whole(connection)):
+                    self._close(connection)
+                    return
+                self._update(connection)
                 return
             now = self._clock()
             if not connection.inbox:
@@ -424,7 +523,12 @@ class Daemon:
     def _take_request(self, connection: _Connection) -> None:
         """Queue the connection if its inbox holds a whole request (one at a time per connection)."""
         inbox = connection.inbox
-        if connection.busy or connection.closing or len(inbox) < HEADER.size:
+        if connection.busy or connection.closing:
+            return
+        if connection.protocol == "spamd":
+            self._take_spamd_request(connection)
+            return
+        if len(inbox) < HEADER.size:
             return
         (size,) = HEADER.unpack_from(inbox)
         if size > self.max_bytes:
@@ -437,6 +541,75 @@ class Daemon:
         if len(inbox) >= HEADER.size + size and len(connection.outbox) < OUTBOX_LIMIT:
             connection.busy = True
             self.queue.append(connection)
+
+    def _take_spamd_request(self, connection: _Connection) -> None:
+        """spamd: parse the head once it is whole, answer PING/SKIP here, queue the rest when whole."""
+        from . import spamd
+
+        inbox = connection.inbox
+        if connection.head is None:
+            end = inbox.find(b"\r\n\r\n", 0, spamd.MAX_HEAD + 4)
+            if end < 0:
+                if len(inbox) > spamd.MAX_HEAD or connection.eof:
+                    self._refuse_request(connection, spamd.error("no end of the request head"))
+                return
+            try:
+                method, headers, length = spamd.parse_head(bytes(inbox[:end]), self.max_bytes)
+            except spamd.ProtocolError as problem:
+                self._refuse_request(connection, spamd.error(problem))
+                return
+            if method in ("PING", "SKIP"):
+                self._refuse_request(connection, spamd.response(spamd.EX_OK, message="PONG")
+                                     if method == "PING" else b"")
+                return
+            connection.head = (method, headers, length, end + 4)
+        method, headers, length, head_size = connection.head
+        if len(inbox) >= head_size + length:
+            connection.busy = True
+            self.queue.append(connection)
+        elif connection.eof:
+            self._refuse_request(connection, spamd.error(
+                f"the message ended after {len(inbox) - head_size:,} of {length:,} bytes"))
+
+    def _refuse_request(self, connection: _Connection, reply: bytes) -> None:
+        """Answer without a worker (an error, PONG), then hang up."""
+        connection.outbox += reply
+        connection.closing = True
+        self.buffered -= len(connection.inbox)
+        connection.inbox = bytearray()
+        connection.request_started = None
+        self._flush(connection)
+
+    def _whole(self, connection: _Connection) -> bool:
+        """Whether the inbox holds a whole request not yet queued."""
+        inbox = connection.inbox
+        if connection.protocol == "spamd":
+            head = connection.head
+            return head is not None and len(inbox) >= head[3] + head[2]
+        if len(inbox) < HEADER.size:
+            return False
+        (size,) = HEADER.unpack_from(inbox)
+        return len(inbox) >= HEADER.size + size
+
+    def _request_bytes(self, connection: _Connection) -> bytes:
+        """Take the queued request out of the inbox, framed for a worker."""
+        inbox = connection.inbox
+        if connection.protocol == "spamd":
+            import json
+
+            method, headers, length, head_size = connection.head
+            connection.head = None
+            header = json.dumps({"method": method, "headers": headers}).encode("ascii")
+            payload = b"D" + HEADER.pack(len(header)) + header + bytes(inbox[head_size:head_size + length])
+            taken = head_size + length
+        else:
+            (size,) = HEADER.unpack_from(inbox)
+            payload = b"N" + bytes(inbox[HEADER.size:HEADER.size + size])
+            taken = HEADER.size + size
+        del inbox[:taken]
+        self.buffered -= taken
+        self.buffered += len(payload) + HEADER.size
+        return HEADER.pack(len(payload)) + payload
 
     def _flush(self, connection: _Connection) -> None:
         while connection.outbox:
@@ -452,12 +625,10 @@ class Daemon:
             self._close(connection)
 
     def _readable(self, connection: _Connection) -> bool:
-        if connection.closing or connection.busy or len(connection.outbox) >= OUTBOX_LIMIT:
+        if connection.closing or connection.busy or connection.eof or len(connection.outbox) >= OUTBOX_LIMIT:
             return False
-        if len(connection.inbox) >= HEADER.size:
-            (size,) = HEADER.unpack_from(connection.inbox)
-            if len(connection.inbox) >= HEADER.size + size:
-                return False  # a whole request waits for its turn
+        if self._whole(connection):
+            return False  # a whole request waits for its turn
         return len(connection.inbox) < CONNECTION_FLOOR or self.buffered < BUFFER_BUDGET
 
     def _update(self, connection: _Connection) -> None:
@@ -485,7 +656,8 @@ class Daemon:
         connection.inbox = bytearray()
         self.connections.discard(connection)
         if not self.listening and not self.stopping:
-            self.selector.register(self.listener, self._selectors.EVENT_READ, "listener")
+            for listener in self.listeners:
+                self.selector.register(listener.sock, self._selectors.EVENT_READ, listener)
             self.listening = True
 
     # -- workers ---------------------------------------------------------------
@@ -508,12 +680,9 @@ class Daemon:
                 if worker is None:
                     return
             self.queue.popleft()
-            (size,) = HEADER.unpack_from(connection.inbox)
-            request = connection.inbox[:HEADER.size + size]
-            del connection.inbox[:HEADER.size + size]
-            connection.request_started = self._clock() if connection.inbox else None
             # The bytes move from the connection's inbox to the worker's outbox: still held.
-            worker.outbox += request
+            worker.outbox += self._request_bytes(connection)
+            connection.request_started = self._clock() if connection.inbox else None
             worker.connection = connection
             worker.handed = self._clock()
             self._pump(worker)
@@ -533,7 +702,7 @@ class Daemon:
             try:
                 parent_end.close()
                 self._close_in_worker()
-                _worker_main(child_end, self.holder.model, self.timeout)
+                _worker_main(child_end, self.holder.model, self.timeout, self.max_bytes, self.learn_path)
                 status = 0
             except BaseException:  # noqa: BLE001 -- a worker ends quietly; the daemon logs and replaces it
                 pass
@@ -552,7 +721,7 @@ class Daemon:
         for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the main process stops us
-        socks = [self.listener, self._wake_read, self._wake_write]
+        socks = [listener.sock for listener in self.listeners] + [self._wake_read, self._wake_write]
         socks += [c.sock for c in self.connections] + [w.sock for w in self.workers]
         for sock in socks:
             try:
@@ -623,6 +792,8 @@ class Daemon:
         if connection.closed:
             return
         connection.outbox += reply
+        if connection.protocol == "spamd" or (connection.eof and not self._whole(connection)):
+            connection.closing = True  # spamd: one request a connection
         connection.last_active = self._clock()
         self._flush(connection)
         if not connection.closed:
@@ -634,15 +805,10 @@ class Daemon:
         self._forget(worker)
         connection = worker.connection
         if connection is not None:
-            if worker.killed:
-                from .deadline import unsure
-
-                seconds = self.timeout or 0
-                reply = _reply(unsure(seconds), self.holder.model.cutoffs)
-            else:
+            if not worker.killed:
                 log(f"the worker (pid {worker.pid}) scoring a message died; answered with an error")
-                reply = _error("the message could not be scored: the worker scoring it died")
-            self._answer(connection, reply)
+            self._answer(connection, _failure_reply(connection.protocol, worker.killed, self.timeout,
+                                                    self.holder.model.cutoffs))
         if len(self.workers) < self.base_workers and not self.stopping:
             self._spawn()
 
@@ -742,10 +908,8 @@ class Daemon:
             pass
 
 
-def _worker_main(sock, model, timeout: float | None) -> None:
+def _worker_main(sock, model, timeout: float | None, max_bytes: int, learn_path: str | None) -> None:
     """A worker's life: read a request, score it under the deadline, write the reply; until end of file."""
-    from .deadline import score_within
-
     _die_with_parent()
     sock.setblocking(True)
     stream = sock.makefile("rb")
@@ -754,18 +918,95 @@ def _worker_main(sock, model, timeout: float | None) -> None:
         if len(head) < HEADER.size:
             return
         (size,) = HEADER.unpack(head)
-        raw = stream.read(size)
-        if len(raw) < size:
+        payload = stream.read(size)
+        if len(payload) < size:
             return
-        try:
-            score = score_within(lambda: model.score_message(raw), timeout)
-            if score.reason:
-                log(f"a message of {len(raw):,} bytes {score.reason}")
-            reply = _reply(score, model.cutoffs)
-        except Exception as error:  # noqa: BLE001 -- a bug on one message must not end the worker
-            log(f"scoring a message of {len(raw):,} bytes failed: {type(error).__name__}: {error}")
-            reply = _error(f"the message could not be scored: {type(error).__name__}")
+        if payload[:1] == b"D":
+            reply = _spamd_reply(payload, model, timeout, max_bytes, learn_path)
+        else:
+            reply = _native_reply(payload[1:], model, timeout)
         sock.sendall(HEADER.pack(len(reply)) + reply)
+
+
+def _native_reply(raw: bytes, model, timeout: float | None) -> bytes:
+    from .deadline import score_within
+
+    try:
+        score = score_within(lambda: model.score_message(raw), timeout)
+        if score.reason:
+            log(f"a message of {len(raw):,} bytes {score.reason}")
+        return _reply(score, model.cutoffs)
+    except Exception as error:  # noqa: BLE001 -- a bug on one message must not end the worker
+        log(f"scoring a message of {len(raw):,} bytes failed: {type(error).__name__}: {error}")
+        return _error(f"the message could not be scored: {type(error).__name__}")
+
+
+def _spamd_reply(payload: bytes, model, timeout: float | None, max_bytes: int, learn_path: str | None) -> bytes:
+    import json
+
+    from . import spamd
+
+    (length,) = HEADER.unpack_from(payload, 1)
+    request = json.loads(payload[1 + HEADER.size:1 + HEADER.size + length])
+    body = payload[1 + HEADER.size + length:]
+    learn = None if learn_path is None else (lambda raw, label, remove: learn_one(learn_path, raw, label, remove))
+    try:
+        return spamd.answer(model, request["method"], request["headers"], body, timeout, max_bytes, learn)
+    except Exception as error:  # noqa: BLE001 -- a bug on one message must not end the worker
+        log(f"a spamd {request['method']} of {len(body):,} bytes failed: {type(error).__name__}: {error}")
+        return spamd.error(f"{type(error).__name__}", spamd.EX_SOFTWARE)
+
+
+def learn_one(model_path: str, raw: bytes, label: str | None, remove: bool) -> None:
+    """spamd TELL: learn (relabelling a message learned the other way) or forget one message."""
+    import tempfile
+
+    from .model import Model
+    from .modelfile import locked
+    from .training import learn
+
+    with tempfile.TemporaryDirectory(prefix="spamnb-tell-") as directory:
+        path = os.path.join(directory, "message.eml")
+        with open(path, "wb") as file:
+            file.write(raw)
+        with locked(model_path):
+            model = Model.load(model_path)
+            if remove:
+                labels = [label] if label else ["spam", "ham"]
+                for each in labels:
+                    report = learn(model, spam=[path] if each == "spam" else (),
+                                   ham=[path] if each == "ham" else (), forget=True)
+                    if sum(report.forgotten.values()):
+                        break
+            else:
+                learn(model, spam=[path] if label == "spam" else (), ham=[path] if label == "ham" else (),
+                      relabel=True)
+            model.save(model_path)
+    log(f"{'forgot' if remove else 'learned'} a message of {len(raw):,} bytes"
+        f"{'' if label is None else ' as ' + label} (spamd TELL)")
+
+
+def _failure_reply(protocol: str, killed: bool, timeout: float | None, cutoffs) -> bytes:
+    """The answer for a message whose worker was killed at the deadline or died."""
+    if protocol == "spamd":
+        from . import spamd
+
+        if killed:  # spamc passes the message on unchecked, as when spamd is down
+            return spamd.error(f"not scored within {timeout or 0:g} s", spamd.EX_TEMPFAIL)
+        return spamd.error("the worker scoring the message died", spamd.EX_SOFTWARE)
+    if killed:
+        from .deadline import unsure
+
+        return _reply(unsure(timeout or 0), cutoffs)
+    return _error("the message could not be scored: the worker scoring it died")
+
+
+def _refused(protocol: str) -> bytes:
+    if protocol == "spamd":
+        from . import spamd
+
+        return spamd.error("refused: not an allowed client", spamd.EX_PROTOCOL)
+    return b'{"error": "refused: this server serves only the user who started it"}\n'
 
 
 def _die_with_parent() -> None:
