@@ -542,6 +542,7 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
     from .model import Model
     from .modelfile import check_writable, locked
     from .render import skipped_summary
+    from .incremental import learn_appending
     from .training import learn as learn_messages
 
     spam_paths, ham_paths = _label_paths(paths, spam_paths, ham_paths)
@@ -554,22 +555,35 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
                              min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
     with locked(path):
-        if os.path.exists(path):
-            model = Model.load(path)
-            if given and options != model.options:
+        report = None
+        created = not os.path.exists(path)
+        if not created:
+            from .scorer import Scorer
+
+            if given and options != Scorer.open(path).options:
                 raise OptionError(f"{', '.join(given)}: training options apply only when learn creates "
                                   f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
+            try:
+                # Appended to the model's journal where the model allows (milliseconds)...
+                report = learn_appending(path, spam_paths, ham_paths, forget=forget, relabel=relabel,
+                                         force=force, on_error=on_error)
+            except ValueError as error:
+                raise InputError(str(error)) from None
+            if report is None:  # ...else the whole model is read and rewritten.
+                model = Model.load(path)
         else:
             if forget:
                 raise ModelError(f"no model at {path}: there is nothing to forget")
             check_writable(path)
             model = Model.empty(options)
-        try:
-            report = learn_messages(model, spam_paths, ham_paths, forget=forget, relabel=relabel,
-                                    force=force, on_error=on_error)
-        except ValueError as error:
-            raise InputError(str(error)) from None
-        model.save(path)
+        if report is None:
+            try:
+                report = learn_messages(model, spam_paths, ham_paths, forget=forget, relabel=relabel,
+                                        force=force, on_error=on_error)
+            except ValueError as error:
+                raise InputError(str(error)) from None
+            if report.changed or created:
+                model.save(path)
     for line in skipped_summary(report.reading.skipped):
         click.echo(f"spamnb: {line}", err=True)
     if not quiet:
@@ -583,7 +597,7 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
             if count:
                 parts.append(f"{count:,} {what}")
         click.echo("; ".join(parts))
-        click.echo(f"model written to {path}")
+        click.echo(f"model written to {path}" if report.changed or created else f"model unchanged: {path}")
 
 
 def _label_paths(paths, spam_paths, ham_paths):

@@ -292,6 +292,11 @@ class LearnReport:
     """Train-on-error: the model already classified them right."""
     reading: TrainReport = field(default_factory=TrainReport)
 
+    @property
+    def changed(self) -> bool:
+        """Whether any count moved (else the model is left as it was)."""
+        return bool(sum(self.learned.values()) or sum(self.forgotten.values()) or self.relabelled)
+
 
 def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,
           relabel: bool = False, force: bool = False, on_error: bool = False) -> LearnReport:
