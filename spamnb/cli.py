@@ -10,7 +10,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TEMPFAIL, EXIT_USAGE, InputError, ModelError,
+from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TEMPFAIL, EXIT_USAGE, InputError,
                      OptionError, SpamnbError)
 from .options import EVENT_MODELS, NORMALIZE, TrainOptions
 from .paths import default_model_path
@@ -539,11 +539,8 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
       spamnb learn --forget --spam wrongly-taught.eml
       spamnb learn --on-error --spam Junk.mbox --ham Inbox.mbox
     """
-    from .model import Model
-    from .modelfile import check_writable, locked
+    from .incremental import learn_file
     from .render import skipped_summary
-    from .incremental import learn_appending
-    from .training import learn as learn_messages
 
     spam_paths, ham_paths = _label_paths(paths, spam_paths, ham_paths)
     if not spam_paths and not ham_paths:
@@ -554,36 +551,11 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
     given = _training_options_given(ctx)
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
                              min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
-    with locked(path):
-        report = None
-        created = not os.path.exists(path)
-        if not created:
-            from .scorer import Scorer
-
-            if given and options != Scorer.open(path).options:
-                raise OptionError(f"{', '.join(given)}: training options apply only when learn creates "
-                                  f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
-            try:
-                # Appended to the model's journal where the model allows (milliseconds)...
-                report = learn_appending(path, spam_paths, ham_paths, forget=forget, relabel=relabel,
-                                         force=force, on_error=on_error)
-            except ValueError as error:
-                raise InputError(str(error)) from None
-            if report is None:  # ...else the whole model is read and rewritten.
-                model = Model.load(path)
-        else:
-            if forget:
-                raise ModelError(f"no model at {path}: there is nothing to forget")
-            check_writable(path)
-            model = Model.empty(options)
-        if report is None:
-            try:
-                report = learn_messages(model, spam_paths, ham_paths, forget=forget, relabel=relabel,
-                                        force=force, on_error=on_error)
-            except ValueError as error:
-                raise InputError(str(error)) from None
-            if report.changed or created:
-                model.save(path)
+    try:
+        report, created = learn_file(path, spam_paths, ham_paths, forget=forget, relabel=relabel, force=force,
+                                     on_error=on_error, options=options, options_given=given)
+    except ValueError as error:
+        raise InputError(str(error)) from None
     for line in skipped_summary(report.reading.skipped):
         click.echo(f"spamnb: {line}", err=True)
     if not quiet:

@@ -172,6 +172,45 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     return report
 
 
+def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, forget: bool = False,
+               relabel: bool = False, force: bool = False, on_error: bool = False, options=None,
+               options_given: Sequence[str] = ()):
+    """`spamnb learn`: teach the model at `path`, creating it (with `options`,
+    default options if None) when it does not exist.  Returns (LearnReport,
+    created).  Holds the model's lock; appends where the model allows,
+    rewrites it whole otherwise; a run that changes nothing writes nothing.
+    `options_given`: the names of training options the user gave, refused
+    (OptionError) when they differ from an existing model's."""
+    from .errors import ModelError, OptionError
+    from .model import Model
+    from .modelfile import check_writable, locked
+    from .options import TrainOptions
+    from .scorer import Scorer
+    from .training import learn
+
+    options = options or TrainOptions()
+    with locked(path):
+        created = not os.path.exists(path)
+        if not created:
+            if options_given and options != Scorer.open(path).options:
+                raise OptionError(f"{', '.join(options_given)}: training options apply only when learn creates "
+                                  f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
+            report = learn_appending(path, spam, ham, forget=forget, relabel=relabel, force=force,
+                                     on_error=on_error)
+            if report is not None:
+                return report, False
+            model = Model.load(path)
+        else:
+            if forget:
+                raise ModelError(f"no model at {path}: there is nothing to forget")
+            check_writable(path)
+            model = Model.empty(options)
+        report = learn(model, spam, ham, forget=forget, relabel=relabel, force=force, on_error=on_error)
+        if report.changed or created:
+            model.save(path)
+    return report, created
+
+
 def compact(path: str) -> None:
     """Fold the journal into a new base (the caller holds the lock): Model.load
     applies it and refits calibration and cutoffs, Model.save renames the
