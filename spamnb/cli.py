@@ -540,7 +540,7 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
       spamnb learn --on-error --spam Junk.mbox --ham Inbox.mbox
     """
     from .incremental import learn_file
-    from .render import skipped_summary
+    from .render import learn_summary, skipped_summary
 
     spam_paths, ham_paths = _label_paths(paths, spam_paths, ham_paths)
     if not spam_paths and not ham_paths:
@@ -559,17 +559,8 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
     for line in skipped_summary(report.reading.skipped):
         click.echo(f"spamnb: {line}", err=True)
     if not quiet:
-        done = report.forgotten if forget else report.learned
-        parts = [f"{'forgot' if forget else 'learned'} {done['spam']:,} spam + {done['ham']:,} ham"]
-        for count, what in ((report.relabelled, "moved from the other label"),
-                            (report.duplicates, "already learned (skipped; --force learns again)"),
-                            (report.conflicts, "learned with the other label (skipped; --relabel moves)"),
-                            (report.not_learned, "not learned with that label (skipped)"),
-                            (report.already_right, "already classified right (skipped)")):
-            if count:
-                parts.append(f"{count:,} {what}")
-        click.echo("; ".join(parts))
-        click.echo(f"model written to {path}" if report.changed or created else f"model unchanged: {path}")
+        for line in learn_summary(report, forget, path, created):
+            click.echo(line)
 
 
 def _label_paths(paths, spam_paths, ham_paths):

@@ -72,7 +72,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     from .modelfile import append_record, read_model
     from .scorer import LiveTable, Scorer, journal_scoring
     from .scoring import token_key
-    from .training import LearnReport, check_paths, tokenized_messages
+    from .labelled import LearnReport, check_paths, tokenized_messages
 
     model_file = read_model(path, verify=False)
     if model_file.version < 3 or "totals" not in model_file.meta:
@@ -182,11 +182,9 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
     `options_given`: the names of training options the user gave, refused
     (OptionError) when they differ from an existing model's."""
     from .errors import ModelError, OptionError
-    from .model import Model
     from .modelfile import check_writable, locked
     from .options import TrainOptions
     from .scorer import Scorer
-    from .training import learn
 
     options = options or TrainOptions()
     with locked(path):
@@ -199,12 +197,18 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
                                      on_error=on_error)
             if report is not None:
                 return report, False
+            from .model import Model  # numpy: only where the model is rewritten whole
+
             model = Model.load(path)
         else:
+            from .model import Model
+
             if forget:
                 raise ModelError(f"no model at {path}: there is nothing to forget")
             check_writable(path)
             model = Model.empty(options)
+        from .training import learn
+
         report = learn(model, spam, ham, forget=forget, relabel=relabel, force=force, on_error=on_error)
         if report.changed or created:
             model.save(path)
