@@ -958,30 +958,23 @@ def _spamd_reply(payload: bytes, model, timeout: float | None, max_bytes: int, l
 
 
 def learn_one(model_path: str, raw: bytes, label: str | None, remove: bool) -> None:
-    """spamd TELL: learn (relabelling a message learned the other way) or forget one message."""
+    """spamd TELL: learn (relabelling a message learned the other way) or forget one message,
+    as `spamnb learn` does (appended to the model's journal where it can be)."""
     import tempfile
 
-    from .model import Model
-    from .modelfile import locked
-    from .training import learn
+    from .incremental import learn_file
 
     with tempfile.TemporaryDirectory(prefix="spamnb-tell-") as directory:
         path = os.path.join(directory, "message.eml")
         with open(path, "wb") as file:
             file.write(raw)
-        with locked(model_path):
-            model = Model.load(model_path)
-            if remove:
-                labels = [label] if label else ["spam", "ham"]
-                for each in labels:
-                    report = learn(model, spam=[path] if each == "spam" else (),
-                                   ham=[path] if each == "ham" else (), forget=True)
-                    if sum(report.forgotten.values()):
-                        break
-            else:
-                learn(model, spam=[path] if label == "spam" else (), ham=[path] if label == "ham" else (),
-                      relabel=True)
-            model.save(model_path)
+        if remove:
+            for each in [label] if label else ["spam", "ham"]:
+                report, _ = learn_file(model_path, **{each: [path]}, forget=True)
+                if sum(report.forgotten.values()):
+                    break
+        else:
+            learn_file(model_path, **{label: [path]}, relabel=True)
     log(f"{'forgot' if remove else 'learned'} a message of {len(raw):,} bytes"
         f"{'' if label is None else ' as ' + label} (spamd TELL)")
 
