@@ -71,7 +71,6 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     from .journal import JournalState, encode
     from .modelfile import append_record, read_model
     from .scorer import LiveTable, Scorer, journal_scoring
-    from .scoring import token_key
     from .labelled import LearnReport, check_paths, tokenized_messages
 
     model_file = read_model(path, verify=False)
@@ -104,11 +103,11 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
             found = table.counts_of(token)
             if sign < 0 and found is None:
                 continue  # never seen (or pruned): nothing to take out
-            key = token_key(token)
+            index, key = table.place(token)
             before = 0 if found is None else found[1] + found[2]
             if before + sign * times < 0 or (found is not None and found[1 + label] + sign * times < 0):
                 raise ValueError("unlearning a message that was never learned: counts went negative")
-            if found is None and key not in state.changes and table._base.index(token) < 0:
+            if found is None and key not in state.changes and index < 0:
                 new_tokens[key] = token
                 state.new_tokens[key] = token
             for target in (changes, state.changes):

@@ -91,6 +91,7 @@ class LiveTable:
         self._base_messages = [int(count) for count in meta["messages"]]
         self._base_vocabulary = int(meta["vocabulary"])
         self._known: dict[str, float | None] = {}
+        self._places: dict[str, tuple[int, int]] = {}
         self.refresh()
 
     def refresh(self) -> None:
@@ -109,15 +110,24 @@ class LiveTable:
     def __len__(self) -> int:
         return self._size + self._state.vocabulary
 
+    def place(self, token: str) -> tuple[int, int]:
+        """(base index or -1, key) of a token, looked up once."""
+        found = self._places.get(token)
+        if found is None:
+            from .scoring import token_key
+
+            if len(self._places) >= WeightTable.KNOWN_LIMIT:
+                self._places.clear()
+            found = self._places[token] = (self._base.index(token), token_key(token))
+        return found
+
     def counts_of(self, token: str) -> tuple[int, int, int] | None:
         """(base index or -1, N_ham, N_spam) now; None when the model does not hold the token."""
-        from .scoring import token_key
-
-        index = self._base.index(token)
+        index, key = self.place(token)
         n_ham = n_spam = 0
         if index >= 0:
             n_ham, n_spam = self._occurrences[index], self._occurrences[self._size + index]
-        change = self._state.changes.get(token_key(token))
+        change = self._state.changes.get(key)
         if change is not None:
             n_ham += change[0]
             n_spam += change[1]
