@@ -1,0 +1,2 @@
+require ["vnd.dovecot.pipe", "copy", "imapsieve"];
+pipe :copy "spamnb-learn" ["spam"];
