@@ -43,10 +43,15 @@ demo: $(VENV)/.installed
 	$(BIN)/spamnb inspect --model $(MODEL) --top 12
 
 test: $(VENV)/.installed-test
-	@# The procmail test runs the README recipe under the real procmail; install it
-	@# where we can (root with apt), else that one test skips and says why.
-	@command -v procmail >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
-	  (apt-get update -qq && apt-get install -y -qq procmail) >/dev/null 2>&1; } || true
+	@# The mail-flow tests run the README recipes under the real programs: procmail,
+	@# SpamAssassin's spamc (against serve --spamd) and Dovecot with Pigeonhole (learn
+	@# on move). Install them where we can (root with apt); elsewhere those tests skip
+	@# and say why.
+	@{ command -v procmail && command -v spamc && [ -x /usr/lib/dovecot/imap ] && \
+	   [ -e /usr/lib/dovecot/modules/lib95_imap_sieve_plugin.so ]; } >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && (apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq procmail spamc dovecot-imapd dovecot-sieve) \
+	    >/dev/null 2>&1; } || true
 	$(BIN)/python -m pytest -q
 
 # 34,000 generated inputs for each of the three properties: 102,000 in all; then
