@@ -730,7 +730,16 @@ def import_command(source, model_path):
     from .modelfile import locked
     from .upkeep import import_
 
-    with click.open_file(source, "r", encoding="utf-8", errors="surrogateescape") as stream:
+    if source == "-":
+        stream = click.open_file(source, "r", encoding="utf-8", errors="surrogateescape")
+    else:
+        from .files import open_regular
+
+        try:  # a FIFO or device is refused, not waited on
+            stream = open_regular(source, "r", encoding="utf-8", errors="surrogateescape")
+        except OSError as error:
+            raise InputError(f"cannot read {source}: {error.strerror or error}") from None
+    with stream:
         model = import_(stream)
     path = _model_path(model_path)
     with locked(path):

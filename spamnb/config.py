@@ -141,8 +141,18 @@ def default_map(commands: dict, settings: dict, environ=os.environ, path: str | 
         for key, value in table.items():
             parameter = _PARAMETER.get(key, key.replace("-", "_"))
             if parameter in options:
+                try:
+                    checked = check_value(options[parameter], value, table_sources[key])
+                except OptionError:
+                    # Every command checks what would reach it, so a header
+                    # name with a line break is refused by any command; only
+                    # choices differ between commands (`format`), and those
+                    # are checked for the command that runs.
+                    if name == invoked or not _is_choice(options[parameter]):
+                        raise
+                    checked = value
                 if name == invoked:
-                    value = check_value(options[parameter], value, table_sources[key])
+                    value = checked
                 if parameter == "model_path" and isinstance(value, str):
                     value = os.path.expanduser(value)
                 entry[parameter] = value
@@ -151,6 +161,12 @@ def default_map(commands: dict, settings: dict, environ=os.environ, path: str | 
         if entry:
             result[name] = entry
     return result
+
+
+def _is_choice(option) -> bool:
+    import click
+
+    return isinstance(option.type, click.Choice)
 
 
 def _is_option(parameter) -> bool:
