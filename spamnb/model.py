@@ -274,8 +274,10 @@ class Model(Scorer):
                 raise ValueError(f"section {name} has shape {s[name].shape}, expected {shape}")
         if int(s["token_lengths"].sum(dtype=np.int64)) != len(s["token_bytes"]):
             raise ValueError("token lengths disagree with the token bytes")
-        if (np.diff(s["keys"]) <= 0).any():
-            raise ValueError("token keys out of order")
+        # Compared, not np.diff: a difference of unsigned keys wraps around
+        # and is never negative, so keys in reverse order passed.
+        if (s["keys"][1:] <= s["keys"][:-1]).any():
+            raise ValueError("token keys out of order or repeated")
         if not np.array_equal(s["block_first"], s["keys"][::int(self.meta["block_size"])]):
             raise ValueError("the block index disagrees with the keys")
         if not np.isfinite(s["weights"]).all():
