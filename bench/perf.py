@@ -84,7 +84,7 @@ from benchmarks_file import publish, reproduce  # noqa: E402
 ROOT = BENCH.parent
 
 MEASURES = ["train-en", "train-zh", "model-size", "cold-en", "cold-zh", "serve", "bulk-en", "bulk-zh",
-            "cold-size", "train-memory", "merge", "scale"]
+            "cold-size", "learn", "train-memory", "merge", "scale"]
 NOT_AVAILABLE = "not available in this build"
 FEATURES = {  # name: (help command, what shows it)
     "train -j": (["train", "--help"], "-j"),
@@ -793,6 +793,62 @@ def train_synthetic_model(bench: Bench, messages: int) -> tuple[Path, int]:
     return model, vocabulary(bench, model)
 
 
+def learn_latencies(bench: Bench, model: Path, messages: list[Path], database: Path | None) -> dict:
+    """{tool: median seconds} of learning one message as spam in a fresh process,
+    each run a different test message into the same growing model (as a mail
+    flow learns), the tools taking turns."""
+    import statistics
+
+    spamnb_model_copy = bench.temp / f"learn-{model.name}"
+    shutil.copyfile(model, spamnb_model_copy)
+    times: dict[str, list[float]] = {"spamnb": []}
+    if database is not None:
+        bogofilter_copy = bench.temp / f"learn-bogofilter-{model.name}"
+        shutil.rmtree(bogofilter_copy, ignore_errors=True)
+        shutil.copytree(database, bogofilter_copy)
+        times["bogofilter"] = []
+    peaks = []
+    for message in messages[:bench.repeat]:
+        done = run(bench.spamnb + ["learn", "-q", "--spam", str(message), "--model", str(spamnb_model_copy)],
+                   bench.spamnb_env, memory=True)
+        times["spamnb"].append(done.seconds)
+        peaks.append(done.peak_bytes)
+        if database is not None:
+            times["bogofilter"].append(run(["bogofilter", "-s", "-d", str(bogofilter_copy)], bench.env,
+                                           stdin=message).seconds)
+    medians = {tool: statistics.median(values) for tool, values in times.items()}
+    medians["peak"] = max(peaks)
+    return medians
+
+
+def measure_learn(bench: Bench) -> list[Result]:
+    """`learn` of one message in a fresh process: into the spamassassin model
+    against bogofilter, and into a model of about a million tokens."""
+    corpus = real_corpus(bench, "spamassassin")
+    model, _ = spamnb_model(bench, "spamassassin")
+    database = bogofilter_database(bench, "spamassassin")[0] if bench.has("bogofilter") else None
+    messages = sorted(corpus.test, key=lambda path: path.name)
+    medians = learn_latencies(bench, model, messages, database)
+    value = medians["spamnb"]
+    first = Result("learn one message, spamassassin model", f"{ms(value)}, {mb(medians['peak'])} peak",
+                   f"bogofilter {ms(medians['bogofilter'])}" if "bogofilter" in medians else "–",
+                   target="≤ 50 ms", status=verdict(value <= 0.050))
+    if "bogofilter" in medians:
+        first.ratio = f"{value / medians['bogofilter']:.1f}× bogofilter"
+    first.notes.append(f"learn one message: median of {bench.repeat} fresh `spamnb learn --spam` runs, each a "
+                       f"different spamassassin test message, into a copy of the model trained on its "
+                       f"{corpus.train_count:,} training messages (bogofilter -s into a copy of its database)")
+    tokens = 1_000_000 if not bench.quick else 100_000
+    big, size, trained = size_model(bench, tokens)
+    big_medians = learn_latencies(bench, big, messages, None)
+    second = Result(f"learn one message, model of {size:,} tokens",
+                    f"{ms(big_medians['spamnb'])}, {mb(big_medians['peak'])} peak", target="≤ 50 ms",
+                    status=verdict(big_medians["spamnb"] <= 0.050))
+    second.notes.append(f"learn into a model of {size:,} tokens ({trained:,} synthetic messages, "
+                        f"{mb(big.stat().st_size)}): median {ms(big_medians['spamnb'])}")
+    return [first, second]
+
+
 def measure_cold_size(bench: Bench) -> list[Result]:
     message = real_corpus(bench, "spamassassin").cold_message()
     values, sizes, notes = [], [], []
@@ -926,6 +982,7 @@ def run_measure(bench: Bench, name: str) -> list[Result]:
         "bulk-en": lambda: measure_bulk(bench, "spamassassin"),
         "bulk-zh": lambda: measure_bulk(bench, "ccert_zh"),
         "cold-size": lambda: measure_cold_size(bench),
+        "learn": lambda: measure_learn(bench),
         "train-memory": lambda: measure_train_memory(bench),
         "merge": lambda: measure_merge(bench),
         "scale": lambda: measure_scale(bench),

@@ -10,7 +10,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TEMPFAIL, EXIT_USAGE, InputError, ModelError,
+from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TEMPFAIL, EXIT_USAGE, InputError,
                      OptionError, SpamnbError)
 from .options import EVENT_MODELS, NORMALIZE, TrainOptions
 from .paths import default_model_path
@@ -364,8 +364,20 @@ def _remote_scorer(server_path, model_path, spam_cutoff, ham_cutoff, explain, ma
               help="Where to listen.  Default: $XDG_RUNTIME_DIR/spamnb/serve.sock, else "
                    "/tmp/spamnb-UID/serve.sock.")
 @model_option
-@timeout_option("the client is answered unsure (with the reason) and the server goes on serving")
-def serve(socket_path, model_path, timeout):
+@click.option("--spamd", "spamd_address", metavar="ADDRESS", default=None,
+              help="Also speak SpamAssassin's spamd protocol (spamc, Exim's `spam =`, spamass-milter) "
+                   "on ADDRESS: a socket path, or [HOST:]PORT for TCP (127.0.0.1 unless HOST is given).")
+@click.option("--spamd-allow", "spamd_allow", metavar="NETWORK", multiple=True,
+              help="Clients allowed on the spamd TCP port (repeatable, e.g. 192.0.2.0/24).  "
+                   "[default: loopback only]")
+@click.option("--spamd-learn", is_flag=True,
+              help="Let spamd clients teach the model (`spamc -L spam|ham|forget`, TELL).")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Processes that score messages side by side; more are started while all are busy, "
+                   "up to twice as many.  [default: one per core, at least 2]")
+@timeout_option("the client is answered unsure (with the reason) and the server goes on serving; "
+                "a worker that overruns it by a second is killed and replaced")
+def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, workers, timeout):
     """Keep the model loaded and score mail sent by `classify --server`.
 
     For mail that comes one message at a time (procmail, a filter script):
@@ -377,6 +389,11 @@ def serve(socket_path, model_path, timeout):
     Only your own user is served: the socket is a Unix socket with mode
     0600, in a directory of yours that no one else can write to, and every
     connection from another uid is refused (and logged).
+
+    A slow client never holds up another: messages are scored by worker
+    processes, each under --timeout; a connection idle for 60 s is closed
+    (the idlest one first when 256 are open), a request must arrive whole
+    within 30 s, and buffered requests are capped in total.
 
     \b
     Examples:
@@ -395,9 +412,13 @@ def serve(socket_path, model_path, timeout):
     In ~/.procmailrc (if the server is down, VERDICT is empty: mail is delivered as usual):
       VERDICT=`spamnb classify --server /run/user/1000/spamnb/serve.sock --format tsv | cut -f2 | tail -n 1`
     """
-    from .server import default_socket_path, serve as run_server
+    from .daemon import serve as run_server
+    from .server import default_socket_path
 
-    run_server(_model_path(model_path), socket_path or default_socket_path(), timeout=timeout)
+    if (spamd_allow or spamd_learn) and not spamd_address:
+        raise OptionError("--spamd-allow and --spamd-learn go with --spamd ADDRESS")
+    run_server(_model_path(model_path), socket_path or default_socket_path(), timeout=timeout,
+               workers=workers, spamd=spamd_address, spamd_allow=spamd_allow, spamd_learn=spamd_learn)
 
 
 @cli.command()
@@ -549,10 +570,8 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
       spamnb learn --forget --spam wrongly-taught.eml
       spamnb learn --on-error --spam Junk.mbox --ham Inbox.mbox
     """
-    from .model import Model
-    from .modelfile import check_writable, locked
-    from .render import skipped_summary
-    from .training import learn as learn_messages
+    from .incremental import learn_file
+    from .render import learn_summary, skipped_summary
 
     spam_paths, ham_paths = _label_paths(paths, spam_paths, ham_paths)
     if not spam_paths and not ham_paths:
@@ -563,37 +582,16 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
     given = _training_options_given(ctx)
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
                              min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
-    with locked(path):
-        if os.path.exists(path):
-            model = Model.load(path)
-            if given and options != model.options:
-                raise OptionError(f"{', '.join(given)}: training options apply only when learn creates "
-                                  f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
-        else:
-            if forget:
-                raise ModelError(f"no model at {path}: there is nothing to forget")
-            check_writable(path)
-            model = Model.empty(options)
-        try:
-            report = learn_messages(model, spam_paths, ham_paths, forget=forget, relabel=relabel,
-                                    force=force, on_error=on_error)
-        except ValueError as error:
-            raise InputError(str(error)) from None
-        model.save(path)
+    try:
+        report, created = learn_file(path, spam_paths, ham_paths, forget=forget, relabel=relabel, force=force,
+                                     on_error=on_error, options=options, options_given=given)
+    except ValueError as error:
+        raise InputError(str(error)) from None
     for line in skipped_summary(report.reading.skipped):
         click.echo(f"spamnb: {line}", err=True)
     if not quiet:
-        done = report.forgotten if forget else report.learned
-        parts = [f"{'forgot' if forget else 'learned'} {done['spam']:,} spam + {done['ham']:,} ham"]
-        for count, what in ((report.relabelled, "moved from the other label"),
-                            (report.duplicates, "already learned (skipped; --force learns again)"),
-                            (report.conflicts, "learned with the other label (skipped; --relabel moves)"),
-                            (report.not_learned, "not learned with that label (skipped)"),
-                            (report.already_right, "already classified right (skipped)")):
-            if count:
-                parts.append(f"{count:,} {what}")
-        click.echo("; ".join(parts))
-        click.echo(f"model written to {path}")
+        for line in learn_summary(report, forget, path, created):
+            click.echo(line)
 
 
 def _label_paths(paths, spam_paths, ham_paths):

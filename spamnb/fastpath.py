@@ -8,6 +8,11 @@ other command line to the click CLI unchanged:
 
     spamnb classify [--model M | --server SOCKET] [--format F] [--exit-code] [-j N]
                     [--timeout SECONDS] [PATH ...]
+    spamnb learn (--spam PATH | --ham PATH)... [PATH ...] [--model M] [-q]
+                 [--forget] [--relabel] [--force] [--on-error]
+
+`learn` into an existing model appends to its journal (incremental.py) in
+milliseconds; importing click and numpy would cost more than the learning.
 
 The fast path runs only where its result is the full CLI's: no config file
 and no SPAMNB_* setting other than SPAMNB_MODEL (either can change
@@ -73,6 +78,73 @@ def parse_classify(args: list[str]) -> dict | None:
     return wanted
 
 
+_LEARN_FLAGS = {"--forget": "forget", "--relabel": "relabel", "--force": "force", "--on-error": "on_error",
+                "-q": "quiet", "--quiet": "quiet"}
+
+
+def parse_learn(args: list[str]) -> dict | None:
+    """The learn options the fast path serves, or None to leave it to the CLI:
+    only into a model that exists, with no training option (those only apply
+    when learn creates a model, which the CLI does)."""
+    if not args or args[0] != "learn":
+        return None
+    wanted = {"model": None, "spam": [], "ham": [], "paths": [], "forget": False, "relabel": False,
+              "force": False, "on_error": False, "quiet": False}
+    rest = args[1:]
+    index = 0
+    while index < len(rest):
+        arg = rest[index]
+        name, equals, value = arg.partition("=")
+        if name in ("--model", "-m", "--spam", "--ham"):
+            if not equals:
+                index += 1
+                if index >= len(rest):
+                    return None
+                value = rest[index]
+            if name in ("--model", "-m"):
+                wanted["model"] = value
+            else:
+                wanted[name[2:]].append(value)
+        elif arg in _LEARN_FLAGS:
+            wanted[_LEARN_FLAGS[arg]] = True
+        elif arg.startswith("-") and arg != "-":
+            return None
+        else:
+            wanted["paths"].append(arg)
+        index += 1
+    if bool(wanted["spam"]) == bool(wanted["ham"]) and (wanted["paths"] or not wanted["spam"]):
+        return None  # both labels with extra paths, or none: the CLI says what is wrong
+    if wanted["forget"] and (wanted["relabel"] or wanted["on_error"]):
+        return None
+    (wanted["spam"] if wanted["spam"] else wanted["ham"]).extend(wanted["paths"])
+    from .paths import default_model_path
+
+    model = wanted["model"] or str(default_model_path())
+    if not os.path.isfile(model):
+        return None  # creating one, or a path that is not a model: the CLI
+    wanted["model"] = model
+    return wanted
+
+
+def learn(wanted: dict) -> int:
+    from .incremental import learn_file
+    from .render import learn_summary, skipped_summary
+
+    try:
+        report, created = learn_file(wanted["model"], wanted["spam"], wanted["ham"], forget=wanted["forget"],
+                                     relabel=wanted["relabel"], force=wanted["force"],
+                                     on_error=wanted["on_error"])
+    except ValueError as error:
+        from .errors import InputError
+
+        raise InputError(str(error)) from None
+    for line in skipped_summary(report.reading.skipped):
+        print(f"spamnb: {line}", file=sys.stderr)
+    if not wanted["quiet"]:
+        print("\n".join(learn_summary(report, wanted["forget"], wanted["model"], created)))
+    return 0
+
+
 def classify(wanted: dict) -> int:
     from .classify import classify_paths
     from .deadline import DEFAULT_TIMEOUT
@@ -114,7 +186,9 @@ def main(argv: list[str] | None = None) -> None:
         from .filtering import main as filter_main
 
         sys.exit(filter_main(args))
-    wanted = parse_classify(args)
+    wanted, command = parse_classify(args), classify
+    if wanted is None:
+        wanted, command = parse_learn(args), learn
     from .config import in_effect
 
     if wanted is None or in_effect():
@@ -131,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
 
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `spamnb classify dir | head` ends quietly
     try:
-        status = classify(wanted)
+        status = command(wanted)
     except SpamnbError as error:
         print(f"spamnb: {error}", file=sys.stderr)
         status = error.exit_status

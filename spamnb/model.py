@@ -30,14 +30,23 @@ from .tokens import TOKENIZER_VERSION
 from .weights import log_odds_weights, presence_scoring, selected_features, token_weights
 
 # Sections read only to learn, inspect or export: stored compressed.
-COMPRESSED = frozenset({"token_lengths", "token_bytes", "occurrences", "documents", "last_seen",
-                        "digests", "digest_classes", "recent_raw", "recent_labels"})
+# Raw (mapped) besides the scoring sections: occurrences and digests, which
+# `learn` reads a few entries of (spamnb/incremental.py).
+COMPRESSED = frozenset({"token_lengths", "token_bytes", "documents", "last_seen",
+                        "recent_raw", "recent_labels"})
 # `learn` keeps the raw score each of the last RECENT_SCORES messages had
 # before it was learned: scores of mail the model had not seen, in the order
 # it came, from which it refits calibration and cutoffs (Model.refit_from_recent).
 RECENT_SCORES = 2000
 # Refit once at least this many of each class are on record.
 RECENT_MINIMUM = 10
+
+
+def _narrow(counts: np.ndarray) -> np.ndarray:
+    """Occurrence counts as 16-bit numbers when they fit (stored raw: half the bytes)."""
+    if counts.size == 0 or int(counts.max()) <= 0xFFFF:
+        return counts.astype("<u2")
+    return counts
 
 
 def today() -> int:
@@ -200,7 +209,7 @@ class Model(Scorer):
             "token_lengths": check_u4("token lengths", np.fromiter(map(len, encoded), dtype=np.int64,
                                                                    count=len(encoded))),
             "token_bytes": np.frombuffer(b"".join(encoded), dtype=np.uint8),
-            "occurrences": check_u4("occurrence counts", counts.occurrences),
+            "occurrences": _narrow(check_u4("occurrence counts", counts.occurrences)),
             "documents": check_u4("document counts", counts.documents),
             "last_seen": counts.last_seen.astype("<u4"),
         }
@@ -250,10 +259,60 @@ class Model(Scorer):
             model._check_structure()
             model.recent_raw = model._sections.get("recent_raw", np.zeros(0)).astype(np.float64)
             model.recent_labels = model._sections.get("recent_labels", np.zeros(0, dtype=np.uint8))
+            state, torn = model_file.journal()
+            model.journal_torn = torn
+            model.journal_records = state.records
+            if state:
+                model._apply_journal(state)
             model.table  # build the lookup now, not at the first message
         except (KeyError, TypeError, ValueError, IndexError, ArithmeticError) as error:
             raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
         return model
+
+    def _apply_journal(self, state) -> None:
+        """Fold the learning recorded in the journal (journal.py) into the counts,
+        giving the model a full retrain on the same messages would."""
+        counts = self.counts
+        base_keys = counts.keys
+        keys = np.fromiter(state.changes.keys(), dtype=np.uint64, count=len(state.changes))
+        changes = np.array(list(state.changes.values()), dtype=np.int64).reshape(len(keys), 4)
+        days = np.fromiter(map(state.last_day.__getitem__, state.changes.keys()), dtype=np.uint32,
+                           count=len(keys))
+        at = np.searchsorted(base_keys, keys)
+        found = at < len(base_keys)
+        found[found] = base_keys[at[found]] == keys[found]
+        new = ~found
+        missing = [int(key) for key in keys[new] if int(key) not in state.new_tokens]
+        if missing:
+            raise ValueError(f"the journal changes {len(missing)} tokens it never names")
+        tokens = counts.tokens + [state.new_tokens[int(key)] for key in keys[new]]
+        occurrences = np.concatenate([counts.occurrences, changes[new][:, 0:2].T], axis=1)
+        documents = np.concatenate([counts.documents, changes[new][:, 2:4].T], axis=1)
+        last_seen = np.concatenate([counts.last_seen, days[new]])
+        occurrences[:, at[found]] += changes[found][:, 0:2].T
+        documents[:, at[found]] += changes[found][:, 2:4].T
+        last_seen[at[found]] = np.maximum(last_seen[at[found]], days[found])
+        messages = counts.messages + np.asarray(state.messages, dtype=np.int64)
+        if occurrences.min(initial=0) < 0 or documents.min(initial=0) < 0 or messages.min() < 0:
+            raise ValueError("the journal takes out more than the model holds")
+        merged = TokenCounts.from_arrays(tokens, occurrences, documents, messages, last_seen,
+                                         np.concatenate([base_keys, keys[new]]))
+        learned = dict(counts.learned)
+        for digest, label in state.learned.items():
+            if label < 0:
+                learned.pop(digest, None)
+            else:
+                learned[digest] = label
+        merged.learned = learned
+        present = (occurrences.sum(axis=0) + documents.sum(axis=0)) > 0
+        self._counts = merged if present.all() else merged.subset(present)
+        if state.recent:
+            raw, labels = zip(*state.recent)
+            self.recent_raw = np.concatenate([self.recent_raw, raw])[-RECENT_SCORES:]
+            self.recent_labels = np.concatenate([self.recent_labels,
+                                                 np.asarray(labels, dtype=np.uint8)])[-RECENT_SCORES:]
+        self.refresh(keep_calibration=True)
+        self.refit_from_recent()
 
     def _check_structure(self) -> None:
         """Section shapes and values consistent with the vocabulary size.
@@ -304,6 +363,8 @@ class Model(Scorer):
             "messages": [int(m) for m in self.messages], "bias": self.bias,
             "cutoffs": {"spam": self.cutoffs.spam, "ham": self.cutoffs.ham},
             "vocabulary": len(self._sections["weights"]),
+            # Σ_w N_cw per class [ham, spam]: with V, the constant of every λ (scorer.LiveTable).
+            "totals": [int(total) for total in self._sections["occurrences"].sum(axis=1, dtype=np.int64)],
         })
         write_model(path, meta, self._sections, COMPRESSED)
         self.meta = meta

@@ -8,7 +8,8 @@ Layout (all integers little-endian):
     metadata           UTF-8 JSON: options, message counts, bias, cutoffs and
                        a table of sections {name: offset, length, dtype, shape,
                        codec, crc} (offsets relative to the body), padded to 8
-    body               the sections, each 8-byte aligned
+    body               the sections, each 8-byte aligned (`body_length` bytes)
+    journal            records appended by `learn` (spamnb/journal.py), if any
 
 Every per-token section is in the order of the tokens' 64-bit keys
 (scoring.token_key), which makes the file canonical: the same counts give the
@@ -19,6 +20,9 @@ stored raw, so a reader maps them and touches only what a message needs:
         weights        f4[V]    λ_w
         block_first    u8[B]    the first key of each block of 512 keys
         block_crcs     u4[B]    CRC-32 of each block's keys and weights
+        occurrences    u2 or u4[2,V]   N_cw (ham row, spam row): with a journal,
+                                scoring computes λ from them (spamnb/scorer.py)
+        digests, digest_classes u8[M], u1[M]   messages learned (sorted), and as what
 
 The rest, needed to learn, inspect and export, is compressed (codec
 "zlib": the array's bytes grouped by significance, then zlib, which stores
@@ -26,10 +30,8 @@ small counts in a fraction of their width):
 
         token_lengths  u4[V]    UTF-8 length of each token
         token_bytes    u1[...]  the tokens, concatenated
-        occurrences    u4[2,V]  N_cw (ham row, spam row)
         documents      u4[2,V]  D_cw
         last_seen      u4[V]    day number each token was last learned
-        digests, digest_classes u8[M], u1[M]   messages learned, and as what
 
 Checking: the metadata checksum always; a full load (learn, inspect, export)
 checks the whole body; classify checks the block index on opening and each
@@ -53,7 +55,9 @@ import zlib
 from .errors import ModelError
 
 MAGIC = b"SPAMNB\x1a\n"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (2, 3)
+"""Version 3 added the journal (and `body_length`); a version 2 file is a base with none."""
 PREFIX = struct.Struct("<8sIIQII")
 _ALIGN = 8
 _U4_MAX = 2**32 - 1
@@ -123,7 +127,7 @@ def write_model(path: str | os.PathLike, meta: dict, sections: dict,
         blobs.append(data)
         blobs.append(b"\0" * _pad(len(data)))
         offset += len(data) + _pad(len(data))
-    meta = dict(meta, sections=table)
+    meta = dict(meta, sections=table, body_length=offset)
     meta_bytes = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
     meta_bytes += b" " * _pad(PREFIX.size + len(meta_bytes))
     body_crc = 0
@@ -267,13 +271,28 @@ class locked:
 class ModelFile:
     """A model file, mapped into memory, with its metadata read and checked."""
 
-    def __init__(self, path: str, data, meta: dict, body_start: int, version: int, body_crc: int) -> None:
+    def __init__(self, path: str, data, meta: dict, body_start: int, version: int, body_crc: int,
+                 body_length: int) -> None:
         self.path = path
         self.data = data
         self.meta = meta
         self.version = version
         self._body_start = body_start
         self._body_crc = body_crc
+        self._body_end = body_start + body_length
+        self._journal_state = None
+
+    @property
+    def journal_bytes(self) -> int:
+        return len(self.data) - self._body_end
+
+    def journal(self):
+        """The journal added up (journal.JournalState) and whether it ends torn; read once."""
+        if self._journal_state is None:
+            from .journal import state_of
+
+            self._journal_state = state_of(memoryview(self.data)[self._body_end:])
+        return self._journal_state
 
     @property
     def size(self) -> int:
@@ -321,7 +340,7 @@ class ModelFile:
 
     def verify(self) -> None:
         """Check the whole body against its checksum (what a full load does)."""
-        if zlib.crc32(memoryview(self.data)[self._body_start:]) != self._body_crc:
+        if zlib.crc32(memoryview(self.data)[self._body_start:self._body_end]) != self._body_crc:
             raise ModelError(f"model {self.path} is corrupt (checksum mismatch); restore a backup or retrain")
 
 
@@ -362,10 +381,10 @@ def read_model(path: str | os.PathLike, verify: bool = True) -> ModelFile:
 MAX_META_BYTES = 16 * 1024 * 1024
 MAX_META_DEPTH = 32
 # Sections, their types and how long each is (V keys, B blocks; see below).
-SECTION_DTYPES = {"keys": "<u8", "weights": "<f4", "block_first": "<u8", "block_crcs": "<u4",
-                  "token_lengths": "<u4", "token_bytes": "|u1", "occurrences": "<u4", "documents": "<u4",
-                  "last_seen": "<u4", "digests": "<u8", "digest_classes": "|u1", "recent_raw": "<f8",
-                  "recent_labels": "|u1"}
+SECTION_DTYPES = {"keys": ("<u8",), "weights": ("<f4",), "block_first": ("<u8",), "block_crcs": ("<u4",),
+                  "token_lengths": ("<u4",), "token_bytes": ("|u1",), "occurrences": ("<u4", "<u2"),
+                  "documents": ("<u4",), "last_seen": ("<u4",), "digests": ("<u8",), "digest_classes": ("|u1",),
+                  "recent_raw": ("<f8",), "recent_labels": ("|u1",)}
 MAX_TOKEN_BYTES = 4096
 MAX_RECENT = 1 << 16
 # A compressed section whose length is not tied to the vocabulary may
@@ -406,7 +425,7 @@ def parse_model(path, data) -> ModelFile:
     if version > FORMAT_VERSION:
         raise ModelError(f"model {path} has format version {version}, newer than this spamnb "
                          f"reads ({FORMAT_VERSION}); upgrade spamnb")
-    if version < FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise ModelError(f"model {path} has format version {version}, from an older spamnb; "
                          f"retrain it (this spamnb reads version {FORMAT_VERSION})")
     body_start = PREFIX.size + meta_length
@@ -434,7 +453,36 @@ def parse_model(path, data) -> ModelFile:
         raise _not_usable(path, f"bad section table: {error}") from None
     if body_start + end > len(data):
         raise ModelError(f"model {path} is truncated")
-    return ModelFile(str(path), data, meta, body_start, version, body_crc)
+    body_length = meta.get("body_length", len(data) - body_start) if version >= 3 else len(data) - body_start
+    if not isinstance(body_length, int) or not end <= body_length <= len(data) - body_start:
+        raise ModelError(f"model {path} is corrupt (bad body length)")
+    return ModelFile(str(path), data, meta, body_start, version, body_crc, body_length)
+
+
+def append_record(path: str | os.PathLike, record: bytes, identity: tuple[int, int]) -> None:
+    """Append one journal record to the model at `path` (the caller holds its lock).
+
+    `identity` (device, inode) is the file the caller read: if the model was
+    replaced since, nothing is written and ModelError says so.  One write(),
+    then fsync: a reader sees the record whole or not at all (journal.py).
+    """
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+    except OSError as error:
+        raise ModelError(f"cannot write model {path}: {error.strerror or error}") from None
+    try:
+        info = os.fstat(descriptor)
+        if (info.st_dev, info.st_ino) != tuple(identity):
+            raise ModelError(f"model {path} was replaced while learning; learn again")
+        written = os.write(descriptor, record)
+        if written != len(record):
+            raise ModelError(f"cannot write model {path}: short write ({written} of {len(record)} bytes)")
+        os.fsync(descriptor)
+    except OSError as error:
+        raise ModelError(f"cannot write model {path}: {error.strerror or error}; "
+                         "the model is as it was before this learn") from None
+    finally:
+        os.close(descriptor)
 
 
 def _whole(value, what: str, low: int = 0, high: int = 1 << 62) -> int:
@@ -459,7 +507,7 @@ def check_layout(meta: dict, body_length: int) -> int:
             raise ValueError(f"unknown section {name!r}")
         if not isinstance(entry, dict):
             raise ValueError(f"section {name} is not a table")
-        if entry.get("dtype") != SECTION_DTYPES[name]:
+        if entry.get("dtype") not in SECTION_DTYPES[name]:
             raise ValueError(f"section {name} has type {entry.get('dtype')!r}")
         shape = entry.get("shape")
         if not isinstance(shape, list) or not 1 <= len(shape) <= 2:

@@ -146,3 +146,17 @@ def inspect_text(summary, spam_rows, ham_rows, looked_up):
     else:
         table("top spam keywords", spam_rows)
         table("top ham keywords", ham_rows)
+
+
+def learn_summary(report, forget: bool, path: str, created: bool) -> list[str]:
+    """What `learn` says it did (stdout), one line of counts and one about the file."""
+    done = report.forgotten if forget else report.learned
+    parts = [f"{'forgot' if forget else 'learned'} {done['spam']:,} spam + {done['ham']:,} ham"]
+    for count, what in ((report.relabelled, "moved from the other label"),
+                        (report.duplicates, "already learned (skipped; --force learns again)"),
+                        (report.conflicts, "learned with the other label (skipped; --relabel moves)"),
+                        (report.not_learned, "not learned with that label (skipped)"),
+                        (report.already_right, "already classified right (skipped)")):
+        if count:
+            parts.append(f"{count:,} {what}")
+    return ["; ".join(parts), f"model written to {path}" if report.changed or created else f"model unchanged: {path}"]

@@ -6,17 +6,18 @@ import os
 import random
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from .counts import HAM, LABELS, SPAM, TokenCounts
+from .labelled import LearnReport, TrainReport, check_paths, labelled_messages, tokenized_messages  # noqa: F401
 from .digest import message_digest
 from .errors import InputError
 from .message import decode_message
 from .model import Model, today
 from .options import TrainOptions
 from .scoring import Cutoffs
-from .sources import RawMessage, Skipped, count_messages, display, looks_like_mail, read_messages
+from .sources import count_messages, display
 from .tokens import TokenizerOptions, message_tokens
 
 # A batch is the unit of work handed to a worker: big enough that sending it
@@ -55,16 +56,6 @@ class Reservoir:
             self.items[slot] = item
             return True
         return False
-
-
-@dataclass
-class TrainReport:
-    messages: dict[str, int] = field(default_factory=lambda: {"spam": 0, "ham": 0})
-    skipped: list[Skipped] = field(default_factory=list)
-    duplicates: int = 0
-    """Messages skipped because the same message was already counted with the same label."""
-    vocabulary: int = 0
-    seconds: float = 0.0
 
 
 def labelled_folder(folder: str) -> tuple[list[str], list[str]]:
@@ -182,35 +173,6 @@ def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], optio
     return [kept[number] for number in sorted(sample.items)] if sample is not None else []  # reading order
 
 
-def labelled_messages(sources: Iterable[tuple[int, str]], report: TrainReport,
-                      progress: Callable[[str], None] | None = None) -> Iterator[tuple[int, RawMessage]]:
-    """(label, raw message) of every mail message under the labelled paths;
-    what is not mail is recorded in the report and skipped."""
-    for label, path in sources:
-        for raw in read_messages(path, report.skipped):
-            if progress:
-                progress(raw.origin)
-            if not looks_like_mail(raw.data):
-                report.skipped.append(Skipped(display(raw.origin), "not a mail message (no header)"))
-                continue
-            report.messages[LABELS[label]] += 1
-            yield label, raw
-
-
-def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions, report: TrainReport,
-                       progress: Callable[[str], None] | None = None
-                       ) -> Iterator[tuple[int, list[str], str, int]]:
-    """(label, tokens, origin, digest) of every mail message under the labelled paths.
-
-    What is not mail is recorded in the report and skipped; messages read
-    are counted per class there.
-    """
-    tokenizer = options.tokenizer
-    for label, raw in labelled_messages(sources, report, progress):
-        yield (label, message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer),
-               raw.origin, message_digest(raw.data))
-
-
 def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:
     """Fit the model's probability calibration, and with `tune` its cutoffs,
     on held-out scores of the sample (in reading order), when the sample allows it."""
@@ -235,12 +197,6 @@ def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options
             sample.offer(index)
         calibrate(model, [(documents[i], labels[i]) for i in sorted(sample.items)])  # in reading order
     return model
-
-
-def check_paths(paths: Sequence[str]) -> None:
-    for path in paths:
-        if path != "-" and not os.path.exists(path):
-            raise InputError(f"no such file or directory: {display(path)}")
 
 
 def expected_messages(paths: Sequence[str]) -> int:
@@ -275,22 +231,6 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
     return model, report
-
-
-@dataclass
-class LearnReport:
-    learned: dict[str, int] = field(default_factory=lambda: {"spam": 0, "ham": 0})
-    forgotten: dict[str, int] = field(default_factory=lambda: {"spam": 0, "ham": 0})
-    relabelled: int = 0
-    duplicates: int = 0
-    """Already learned with this label (skipped unless forced)."""
-    conflicts: int = 0
-    """Learned before with the other label; --relabel moves them."""
-    not_learned: int = 0
-    """Asked to forget, but never learned with this label."""
-    already_right: int = 0
-    """Train-on-error: the model already classified them right."""
-    reading: TrainReport = field(default_factory=TrainReport)
 
 
 def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,

@@ -160,7 +160,8 @@ def test_serve_answers_unsure_and_keeps_serving_others(sample_model):
         stalled = json.loads(first_replies.readline())  # ...and the first is told why
         assert answer == ordinary and "reason" not in answer
         assert stalled["label"] == "unsure" and stalled["reason"] == "not scored within 1 s (--timeout); marked unsure"
-        assert waited < 1 + ordinary_seconds + 5, waited  # at most the deadline, not forever
+        # Another worker answers meanwhile: no waiting for the stalled one's deadline.
+        assert waited < ordinary_seconds + 0.5, (waited, ordinary_seconds)
         _request(first, MESSAGE)  # the connection that stalled goes on too
         assert json.loads(first_replies.readline()) == ordinary
         assert server.poll() is None

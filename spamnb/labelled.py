@@ -1,0 +1,89 @@
+"""Labelled mail: what training and learning read, message by message.
+
+(label, tokens, origin, digest) of each mail message under the paths given
+as spam or ham, what was skipped and why, and the reports `train` and
+`learn` give.  Standard library only: `learn` appending to a journal
+(incremental.py) starts without numpy.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .digest import message_digest
+from .errors import InputError
+from .message import decode_message
+from .options import TrainOptions
+from .sources import RawMessage, Skipped, display, looks_like_mail, read_messages
+from .tokens import message_tokens
+
+HAM, SPAM = 0, 1
+LABELS = ("ham", "spam")
+
+
+@dataclass
+class TrainReport:
+    messages: dict[str, int] = field(default_factory=lambda: {"spam": 0, "ham": 0})
+    skipped: list[Skipped] = field(default_factory=list)
+    duplicates: int = 0
+    """Messages skipped because the same message was already counted with the same label."""
+    vocabulary: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class LearnReport:
+    learned: dict[str, int] = field(default_factory=lambda: {"spam": 0, "ham": 0})
+    forgotten: dict[str, int] = field(default_factory=lambda: {"spam": 0, "ham": 0})
+    relabelled: int = 0
+    duplicates: int = 0
+    """Already learned with this label (skipped unless forced)."""
+    conflicts: int = 0
+    """Learned before with the other label; --relabel moves them."""
+    not_learned: int = 0
+    """Asked to forget, but never learned with this label."""
+    already_right: int = 0
+    """Train-on-error: the model already classified them right."""
+    reading: TrainReport = field(default_factory=TrainReport)
+
+    @property
+    def changed(self) -> bool:
+        """Whether any count moved (else the model is left as it was)."""
+        return bool(sum(self.learned.values()) or sum(self.forgotten.values()) or self.relabelled)
+
+
+def check_paths(paths: Sequence[str]) -> None:
+    for path in paths:
+        if path != "-" and not os.path.exists(path):
+            raise InputError(f"no such file or directory: {display(path)}")
+
+
+def labelled_messages(sources: Iterable[tuple[int, str]], report: TrainReport,
+                      progress: Callable[[str], None] | None = None) -> Iterator[tuple[int, RawMessage]]:
+    """(label, raw message) of every mail message under the labelled paths;
+    what is not mail is recorded in the report and skipped."""
+    for label, path in sources:
+        for raw in read_messages(path, report.skipped):
+            if progress:
+                progress(raw.origin)
+            if not looks_like_mail(raw.data):
+                report.skipped.append(Skipped(display(raw.origin), "not a mail message (no header)"))
+                continue
+            report.messages[LABELS[label]] += 1
+            yield label, raw
+
+
+def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions, report: TrainReport,
+                       progress: Callable[[str], None] | None = None
+                       ) -> Iterator[tuple[int, list[str], str, int]]:
+    """(label, tokens, origin, digest) of every mail message under the labelled paths.
+
+    What is not mail is recorded in the report and skipped; messages read
+    are counted per class there.
+    """
+    tokenizer = options.tokenizer
+    for label, raw in labelled_messages(sources, report, progress):
+        yield (label, message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer),
+               raw.origin, message_digest(raw.data))

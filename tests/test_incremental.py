@@ -1,0 +1,201 @@
+"""`learn` by journal (spamnb/incremental.py, spamnb/journal.py): the counts a
+whole rewrite gives, scores computed from them, a killed learner leaving the
+model before or after, concurrent learners losing nothing."""
+
+import os
+import random
+import shutil
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from conftest import SAMPLE, run_spamnb
+from spamnb import incremental
+from spamnb.incremental import learn_file
+from spamnb.model import Model
+from spamnb.modelfile import read_model
+from spamnb.scorer import LiveTable, Scorer
+from spamnb.training import learn as learn_rewriting, train
+
+SPAM = sorted((SAMPLE / "mail" / "spam").iterdir())
+HAM = sorted((SAMPLE / "mail" / "ham").iterdir())
+
+
+@pytest.fixture(scope="module")
+def half_model(tmp_path_factory):
+    """A model trained on the first half of each class; the rest is left to learn."""
+    directory = tmp_path_factory.mktemp("half")
+    for name, files in (("spam", SPAM[:23]), ("ham", HAM[:23])):
+        (directory / name).mkdir()
+        for path in files:
+            shutil.copy(path, directory / name / path.name)
+    model, _ = train([str(directory / "spam")], [str(directory / "ham")])
+    path = directory / "half.spamnb"
+    model.save(path)
+    return path
+
+
+def fresh(half_model, tmp_path, name="model.spamnb"):
+    path = tmp_path / name
+    shutil.copyfile(half_model, path)
+    return str(path)
+
+
+def counts_of(path) -> tuple:
+    """Everything learning changes, in a canonical order."""
+    counts = Model.load(path).counts
+    order = np.argsort(counts.keys)
+    return (counts.messages.tolist(), [counts.tokens[i] for i in order],
+            counts.occurrences[:, order].tolist(), counts.documents[:, order].tolist(),
+            sorted(counts.learned.items()))
+
+
+# Each step: (paths, label, options) as `learn` takes them.
+STEPS = [([SPAM[23]], "spam", {}), ([HAM[23], HAM[24]], "ham", {}), ([SPAM[24]], "ham", {}),
+         ([SPAM[24]], "spam", {"relabel": True}), ([HAM[23]], "ham", {"forget": True}),
+         ([SPAM[25], SPAM[26]], "spam", {}), ([SPAM[25]], "spam", {}),  # a duplicate
+         ([HAM[25]], "ham", {"on_error": True}), ([SPAM[23]], "spam", {"forget": True})]
+
+
+def apply_steps(path, learner):
+    for paths, label, options in STEPS:
+        kwargs = {"spam": [str(p) for p in paths]} if label == "spam" else {"ham": [str(p) for p in paths]}
+        learner(path, kwargs, options)
+
+
+def by_journal(path, kwargs, options):
+    report, created = learn_file(path, **kwargs, **options)
+    assert not created
+
+
+def by_rewrite(path, kwargs, options):
+    model = Model.load(path)
+    learn_rewriting(model, **kwargs, **options)
+    model.save(path)
+
+
+def test_appended_learning_equals_a_rewrite_count_for_count(half_model, tmp_path):
+    journaled, rewritten = fresh(half_model, tmp_path, "a"), fresh(half_model, tmp_path, "b")
+    apply_steps(journaled, by_journal)
+    apply_steps(rewritten, by_rewrite)
+    assert read_model(journaled).journal_bytes > 0  # it did append
+    assert read_model(rewritten).journal_bytes == 0
+    assert counts_of(journaled) == counts_of(rewritten)
+    # Scored straight from the journal (weights from counts) as the rewritten model scores.
+    live, whole = Scorer.open(journaled), Scorer.open(rewritten)
+    assert isinstance(live.table, LiveTable)
+    for path in SPAM + HAM:
+        raw = path.read_bytes()
+        a, b = live.score_message(raw), whole.score_message(raw)
+        assert (a.tokens_known, a.tokens_distinct) == (b.tokens_known, b.tokens_distinct)
+        assert abs(a.log_odds - b.log_odds) < 1e-4, path
+
+
+def test_the_command_line_appends_and_compacts(half_model, tmp_path, monkeypatch):
+    path = fresh(half_model, tmp_path)
+    before = os.stat(path).st_ino
+    result = run_spamnb("learn", "--spam", SPAM[30], "--model", path)
+    assert result.returncode == 0, result.stderr
+    assert os.stat(path).st_ino == before  # appended in place, not rewritten
+    assert read_model(path).journal_bytes > 0
+    unchanged = run_spamnb("learn", "--spam", SPAM[30], "--model", path)
+    assert unchanged.stdout.decode().splitlines()[-1] == f"model unchanged: {path}"
+    monkeypatch.setattr(incremental, "COMPACT_BYTES", 0)  # every learn now folds the journal
+    learn_file(path, spam=[str(SPAM[31])])
+    assert read_model(path).journal_bytes == 0 and os.stat(path).st_ino != before
+
+
+def _counts_after_a_clean_run(half_model, tmp_path, message, compact):
+    path = fresh(half_model, tmp_path, "after")
+    if compact:
+        incremental.COMPACT_BYTES, saved = 0, incremental.COMPACT_BYTES
+    try:
+        learn_file(path, spam=[str(message)])
+    finally:
+        if compact:
+            incremental.COMPACT_BYTES = saved
+    return counts_of(path)
+
+
+@pytest.mark.parametrize("compact", [False, True], ids=["appending", "compacting"])
+def test_sigkill_at_100_moments_leaves_the_model_before_or_after(half_model, tmp_path, compact):
+    message = SPAM[40]
+    before = counts_of(half_model)
+    after = _counts_after_a_clean_run(half_model, tmp_path, message, compact)
+    assert before != after
+    path = fresh(half_model, tmp_path)
+    pristine = open(half_model, "rb").read()
+
+    def child():
+        if compact:
+            incremental.COMPACT_BYTES = 0
+        learn_file(path, spam=[str(message)])
+
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            child()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    duration = time.monotonic() - started
+    rng = random.Random(13)
+    seen = {"before": 0, "after": 0}
+    for moment in range(100):
+        with open(path, "wb") as file:  # back to before (no reader holds it)
+            file.write(pristine)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                child()
+            finally:
+                os._exit(0)
+        time.sleep(rng.uniform(0, duration * 1.2))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        state = counts_of(path)  # loads whole: every checksum, the journal added up
+        assert state in (before, after), f"moment {moment}"
+        seen["before" if state == before else "after"] += 1
+        if moment % 25 == 0:  # and learning goes on from whatever was left
+            learn_file(path, ham=[str(HAM[40])])
+            assert counts_of(path) != state
+    assert seen["before"] and seen["after"], seen
+
+
+def test_four_concurrent_learners_equal_a_serial_run(half_model, tmp_path):
+    shares = [SPAM[23:28], SPAM[28:33], HAM[23:28], HAM[28:33]]
+    serial = fresh(half_model, tmp_path, "serial")
+    for share in shares:
+        for message in share:
+            label = "spam" if message in SPAM else "ham"
+            learn_file(serial, **{label: [str(message)]})
+    shared = fresh(half_model, tmp_path, "shared")
+    children = []
+    for share in shares:
+        pid = os.fork()
+        if pid == 0:
+            status = 1
+            try:
+                for message in share:  # one learn per message, interleaved with the others
+                    learn_file(shared, **{"spam" if message in SPAM else "ham": [str(message)]})
+                status = 0
+            finally:
+                os._exit(status)
+        children.append(pid)
+    for pid in children:
+        assert os.waitpid(pid, 0)[1] == 0
+    assert counts_of(shared) == counts_of(serial)
+
+
+def test_other_event_models_are_rewritten_whole(tmp_path):
+    model, _ = train([str(SAMPLE / "mail" / "spam")], [str(SAMPLE / "mail" / "ham")],
+                     __import__("spamnb.options", fromlist=["TrainOptions"]).TrainOptions(event_model="bernoulli"))
+    path = str(tmp_path / "bernoulli.spamnb")
+    model.save(path)
+    inode = os.stat(path).st_ino
+    report, _ = learn_file(path, ham=[str(SPAM[0])], relabel=True)
+    assert report.relabelled == 1
+    assert read_model(path).journal_bytes == 0 and os.stat(path).st_ino != inode
