@@ -426,3 +426,38 @@ def test_a_settings_path_that_is_no_settings_file_is_refused_at_once(tmp_path, s
     assert result.returncode == 64 and path.encode() in result.stderr, result.stderr
     assert result.stderr.count(b"\n") == 1 and b"MemoryError" not in result.stderr
     assert time.monotonic() - started < TIME_LIMIT
+
+
+# -- the journal that `learn` appends to a model ------------------------------------------
+
+def journal_record(text: bytes) -> bytes:
+    """One journal record around a header text, its checksum right (journal.py's layout)."""
+    from spamnb.journal import COUNTS, MAGIC as JOURNAL_MAGIC, RECORD
+
+    payload = COUNTS.pack(len(text), 0, 0, 0) + text
+    return RECORD.pack(JOURNAL_MAGIC, len(payload), zlib.crc32(payload)) + payload
+
+
+GOOD_HEADER = {"messages": [0, 1], "totals": [0, 10], "vocabulary": 0, "day": 20000, "learned": [], "recent": []}
+
+
+@pytest.mark.parametrize("case,text", [
+    ("totals 1e300", json.dumps(dict(GOOD_HEADER, totals=[0, 1e300])).encode()),
+    ("messages a string", json.dumps(dict(GOOD_HEADER, messages=["x", 1])).encode()),
+    ("a NaN recent score", json.dumps(dict(GOOD_HEADER, recent=[[float("nan"), 1]])).encode()),
+    ("a label of 7", json.dumps(dict(GOOD_HEADER, learned=[[12345, 7]])).encode()),
+    ("JSON 100,000 deep", b"[" * 100_000 + b"]" * 100_000),
+])
+def test_a_journal_record_with_a_right_checksum_and_hostile_content_is_refused(tmp_path, sample_model, case, text):
+    path = tmp_path / "journalled.spamnb"
+    path.write_bytes(sample_model.read_bytes() + journal_record(text))
+    raw = SPAM_FILE.read_bytes()
+    for args in (["classify", "--model", path, SPAM_FILE], ["inspect", "--model", path]):
+        result = run_spamnb(*args, timeout=60)
+        assert result.returncode == 3, (case, args[0], result.stderr)
+        assert b"journal record 1 does not add up" in result.stderr and result.stderr.count(b"\n") == 1
+    filtered = run_spamnb("filter", "--model", path, input=raw, timeout=60)
+    assert filtered.returncode == 75 and filtered.stdout == raw
+    # The same record with sane content is read as learning, not refused.
+    path.write_bytes(sample_model.read_bytes() + journal_record(json.dumps(GOOD_HEADER).encode()))
+    assert run_spamnb("classify", "--model", path, SPAM_FILE).returncode == 0
