@@ -76,12 +76,11 @@ class _Scoring:
 
     def _send(self) -> None:
         if self.pool is None:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
+            from .workers import process_pool
 
             global _WORKER_SCORER
             _WORKER_SCORER = self.scorer
-            self.pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"))
+            self.pool = process_pool(self.jobs)  # workers that end with this process (| head, SIGTERM)
         origins = [origin for origin, _ in self.batch]
         future = self.pool.submit(_score_batch, [data for _, data in self.batch], self.cutoffs, self.explain,
                                   self.timeout)

@@ -17,6 +17,35 @@ from .paths import default_model_path
 
 DEFAULTS = TrainOptions()
 
+
+class FloatRange(click.FloatRange):
+    """click's FloatRange, less NaN (which passes every range comparison)."""
+
+    def convert(self, value, param, ctx):
+        value = super().convert(value, param, ctx)
+        if value != value:
+            self.fail("nan is not a number", param, ctx)
+        return value
+
+
+class FieldName(click.ParamType):
+    """A header field name as RFC 5322 defines it: printable ASCII but the colon,
+    no space, no line break (so no setting can inject header lines)."""
+
+    name = "NAME"
+
+    def convert(self, value, param, ctx):
+        from .filtering import field_name_problem
+
+        problem = field_name_problem(value)
+        if problem:
+            self.fail(problem, param, ctx)
+        return value
+
+
+# The most of a message read (--max-size): past this a message is attachments.
+MAX_SIZE_LIMIT = 1 << 30
+
 EXIT_STATUS_HELP = """\b
 Exit status:
   0   done (classify: every message given was scored)
@@ -42,7 +71,7 @@ def _model_path(value: str | None) -> str:
 
 def timeout_option(what: str):
     return click.option(
-        "--timeout", type=click.FloatRange(0, 1e9), default=10.0, show_default=True, metavar="SECONDS",
+        "--timeout", type=FloatRange(0, 1e9), default=10.0, show_default=True, metavar="SECONDS",
         help=f"Deadline for scoring one message; past it {what}.  0: none.")
 
 
@@ -78,7 +107,9 @@ def cli(ctx, config_file):
     """
     from . import config
 
-    ctx.default_map = config.default_map(cli.commands, config.load(config.config_path(config_file)))
+    path = config.config_path(config_file)
+    ctx.default_map = config.default_map(cli.commands, config.load(path), path=path,
+                                         invoked=ctx.invoked_subcommand)
 
 
 def training_options(function):
@@ -88,10 +119,10 @@ def training_options(function):
                      show_default=True,
                      help="multinomial: token counts; bernoulli: token presence, absent tokens "
                      "count too; mixed: counts to train, presence to score."),
-        click.option("--alpha", type=click.FloatRange(0, 1e6, min_open=True), default=DEFAULTS.alpha,
+        click.option("--alpha", type=FloatRange(0, 1e6, min_open=True), default=DEFAULTS.alpha,
                      show_default=True,
                      help="Additive smoothing (1 = Laplace, below 1 = Lidstone)."),
-        click.option("--robinson", type=click.FloatRange(0), default=None,
+        click.option("--robinson", type=FloatRange(0), default=None,
                      help="Strength of Robinson's smoothing of rare tokens toward no information "
                      "(0: off)."),
         click.option("--normalize", type=click.Choice(NORMALIZE), default=DEFAULTS.normalize, show_default=True,
@@ -104,7 +135,7 @@ def training_options(function):
                      help="Give no weight to tokens seen in fewer than N training messages."),
         click.option("--max-features", type=click.IntRange(0), default=None,
                      help="Keep only the N tokens with the highest information gain; 0: all."),
-        click.option("--min-strength", type=click.FloatRange(0, 1e6), default=DEFAULTS.min_strength,
+        click.option("--min-strength", type=FloatRange(0, 1e6), default=DEFAULTS.min_strength,
                      show_default=True,
                      help="Give no weight to tokens whose log-odds weight |λ| is below X "
                      "(0: every token counts)."),
@@ -160,12 +191,12 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
               help="A ham (good mail) source, like --spam (repeatable).")
 @model_option
 @training_options
-@click.option("--spam-cutoff", type=click.FloatRange(0, 1), default=None,
+@click.option("--spam-cutoff", type=FloatRange(0, 1), default=None,
               help="P(spam) at or above which classify says spam; stored in the model.  "
                    "Default: tuned on held-out training scores so that a new ham is called "
                    "spam with probability at most 0.1 % (with under 999 ham to tune on, "
                    "above the spammiest of them).")
-@click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None,
+@click.option("--ham-cutoff", type=FloatRange(0, 1), default=None,
               help="P(spam) at or below which classify says ham; stored in the model.  "
                    "Default: tuned so that a new spam is called ham with probability at most 0.5 %.")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
@@ -252,11 +283,11 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
               default="text", show_default=True,
               help="text for people; tsv, json (one array) or jsonl (one object a line) "
                    "with path, label, score (P(spam)), log_odds.")
-@click.option("--spam-cutoff", type=click.FloatRange(0, 1), default=None,
+@click.option("--spam-cutoff", type=FloatRange(0, 1), default=None,
               help="P(spam) at or above which a message is spam.  Default: the model's.")
-@click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None,
+@click.option("--ham-cutoff", type=FloatRange(0, 1), default=None,
               help="P(spam) at or below which a message is ham.  Default: the model's.")
-@click.option("--max-size", type=click.IntRange(1024), default=None,
+@click.option("--max-size", type=click.IntRange(1024, MAX_SIZE_LIMIT), default=None,
               help="Bytes of each message read; the rest is ignored.  [default: 10 MiB]")
 @click.option("--explain", is_flag=True, help="List the tokens that moved the score most.")
 @click.option("--top", "explain_top", type=click.IntRange(1), default=10, show_default=True,
@@ -392,7 +423,7 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
 
 @cli.command()
 @click.argument("source", type=click.Path(exists=True))
-@click.option("--split", "share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+@click.option("--split", "share", type=FloatRange(0, 1, min_open=True, max_open=True), default=None,
               help="Train on this share of each class (in order), test on the rest.  [default: 0.7]")
 @click.option("--folds", type=click.IntRange(2), default=None,
               help="K-fold cross-validation: each class cut into K contiguous blocks.")
@@ -407,9 +438,9 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
               help="Find cutoffs from the test messages' scores for which a new ham is called spam "
                    "with probability at most --max-fpr (k of n test ham above the spam cutoff, "
                    "(k+1)/(n+1) <= max-fpr); print them, and store them in --model if given.")
-@click.option("--max-fpr", type=click.FloatRange(0, 1), default=0.001, show_default=True,
+@click.option("--max-fpr", type=FloatRange(0, 1), default=0.001, show_default=True,
               help="Ham misclassification allowed by --tune.")
-@click.option("--max-fnr", type=click.FloatRange(0, 1), default=0.005, show_default=True,
+@click.option("--max-fnr", type=FloatRange(0, 1), default=0.005, show_default=True,
               help="Spam called ham allowed by --tune (sets the ham cutoff).")
 @model_option
 @training_options
@@ -594,23 +625,25 @@ def _training_options_given(ctx) -> list[str]:
 
 @cli.command(name="filter")
 @model_option
-@click.option("--header", "header_name", default="X-Spamnb-Status", show_default=True,
-              help="Name of the status header added.")
+@click.option("--header", "header_name", type=FieldName(), default="X-Spamnb-Status", show_default=True,
+              help="Name of the status header added (an RFC 5322 field name).")
 @click.option("--exit-code", is_flag=True, help="Exit 0 spam, 1 ham, 2 unsure (bogofilter's convention).")
-@click.option("--spam-cutoff", type=click.FloatRange(0, 1), default=None, help="Default: the model's.")
-@click.option("--ham-cutoff", type=click.FloatRange(0, 1), default=None, help="Default: the model's.")
-@click.option("--max-size", type=click.IntRange(1024), default=None,
-              help="Bytes of each message read; the rest is ignored.  [default: 10 MiB]")
+@click.option("--spam-cutoff", type=FloatRange(0, 1), default=None, help="Default: the model's.")
+@click.option("--ham-cutoff", type=FloatRange(0, 1), default=None, help="Default: the model's.")
+@click.option("--max-size", type=click.IntRange(1024, MAX_SIZE_LIMIT), default=None,
+              help="Bytes of the message read and scored; the rest is copied through.  [default: 10 MiB]")
 @timeout_option("the message is delivered all the same, its header saying Unsure and why")
 def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff, max_size, timeout):
     """Copy one message from stdin to stdout with a status header added.
 
     The header reads `X-Spamnb-Status: Yes|No|Unsure, score=P, log-odds=L,
-    model=NAME`; older copies of it are removed; everything else, body
-    included, is written back byte for byte, CRLF or LF as it came.  On any
-    failure (no model, a corrupt one, anything) the message is written back
-    untouched and spamnb exits 75 (EX_TEMPFAIL), so the MTA retries and no
-    mail is lost.
+    model=NAME`, placed last in the header block with the message's own line
+    ending; older copies of it are removed from the header; everything else,
+    body included, is written back byte for byte.  On any failure (a bad
+    option or setting, no model, a corrupt one, anything) the message is
+    written back untouched and spamnb exits 75 (EX_TEMPFAIL), so the MTA
+    retries and no mail is lost.  Only the message is ever written to
+    stdout (this help goes to stderr unless stdin is a terminal).
 
     \b
     Examples:
@@ -618,33 +651,9 @@ def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff, 
       :0fw                                      # procmail
       | spamnb filter
     """
-    from .sources import read_stdin
+    from .filtering import deliver
 
-    try:
-        raw = read_stdin(max_bytes=None)
-    except SpamnbError as error:
-        click.echo(f"spamnb: {error}", err=True)
-        sys.exit(EXIT_TEMPFAIL)
-    out = sys.stdout.buffer
-    try:
-        from .filtering import filter_message
-        from .scorer import Scorer
-
-        path = _model_path(model_path)
-        model = Scorer.open(path)
-        tagged, score = filter_message(model, raw, os.path.basename(path), header_name,
-                                       _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff), max_size, timeout)
-    except Exception as error:  # noqa: BLE001 -- whatever went wrong, the mail goes through
-        out.write(raw)
-        out.flush()
-        click.echo(f"spamnb: {error}; message passed through unchanged", err=True)
-        sys.exit(EXIT_TEMPFAIL)
-    out.write(tagged)
-    out.flush()
-    if score.reason:
-        click.echo(f"spamnb: {score.reason}", err=True)
-    if exit_code:
-        sys.exit({"spam": 0, "ham": 1}.get(score.label, 2))
+    sys.exit(deliver(_model_path(model_path), header_name, exit_code, spam_cutoff, ham_cutoff, max_size, timeout))
 
 
 @cli.command()
@@ -719,7 +728,16 @@ def import_command(source, model_path):
     from .modelfile import locked
     from .upkeep import import_
 
-    with click.open_file(source, "r", encoding="utf-8", errors="surrogateescape") as stream:
+    if source == "-":
+        stream = click.open_file(source, "r", encoding="utf-8", errors="surrogateescape")
+    else:
+        from .files import open_regular
+
+        try:  # a FIFO or device is refused, not waited on
+            stream = open_regular(source, "r", encoding="utf-8", errors="surrogateescape")
+        except OSError as error:
+            raise InputError(f"cannot read {source}: {error.strerror or error}") from None
+    with stream:
         model = import_(stream)
     path = _model_path(model_path)
     with locked(path):

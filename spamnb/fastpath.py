@@ -169,8 +169,23 @@ def classify(wanted: dict) -> int:
     return outcome.exit_status(wanted["exit_code"])
 
 
+_COMMANDS = frozenset({"train", "classify", "serve", "evaluate", "learn", "filter", "export", "merge", "import",
+                       "prune", "inspect", "completion"})
+
+
+def is_filter(args: list[str]) -> bool:
+    """Whether the command line asks for `filter`: the first command name in
+    it is `filter`, whatever else (a mistyped global option) comes before."""
+    return next((arg for arg in args if arg in _COMMANDS), None) == "filter"
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
+    if is_filter(args):
+        # The message is handed back whatever fails, the command line included.
+        from .filtering import main as filter_main
+
+        sys.exit(filter_main(args))
     wanted, command = parse_classify(args), classify
     if wanted is None:
         wanted, command = parse_learn(args), learn

@@ -98,9 +98,13 @@ def decode(payload) -> Record:
     for size in sizes:
         parts.append(payload[at:at + size])
         at += size
-    header = json.loads(bytes(parts[0]))
+    try:
+        header = json.loads(bytes(parts[0]))
+    except RecursionError:
+        raise ValueError("record header nested too deeply") from None
     if not isinstance(header, dict):
         raise ValueError("record header is not an object")
+    _check_header(header)
     keys, changes = _native("Q", parts[1]), _native("i", parts[2])
     new_keys, lengths = _native("Q", parts[3]), _native("I", parts[4])
     raw = bytes(parts[5])
@@ -113,10 +117,37 @@ def decode(payload) -> Record:
     return Record(header, keys, changes, new_tokens)
 
 
+def _whole(value, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _check_header(header: dict) -> None:
+    """What JournalState.apply and scoring add up: whole numbers of sane size,
+    finite scores, known labels (issue 17: a record whose checksum is right
+    may still have been written by someone else than `learn`)."""
+    for key, bound in (("messages", 2**40), ("totals", 2**50)):
+        pair = header.get(key)
+        if not (isinstance(pair, list) and len(pair) == 2 and all(_whole(v, -bound, bound) for v in pair)):
+            raise ValueError(f"record {key} are not two whole numbers")
+    if not _whole(header.get("vocabulary"), -2**40, 2**40) or not _whole(header.get("day", 0), 0, 2**32 - 1):
+        raise ValueError("record vocabulary or day is not a whole number")
+    learned, recent = header.get("learned", []), header.get("recent", [])
+    if not (isinstance(learned, list) and all(
+            isinstance(item, list) and len(item) == 2 and _whole(item[0], 0, 2**64 - 1) and item[1] in (-1, 0, 1)
+            and not isinstance(item[1], bool) for item in learned)):
+        raise ValueError("record learned messages are not digests and labels")
+    if not (isinstance(recent, list) and all(
+            isinstance(item, list) and len(item) == 2 and isinstance(item[0], (int, float))
+            and not isinstance(item[0], bool) and abs(item[0]) <= 1e6 and item[1] in (0, 1)
+            and not isinstance(item[1], bool) for item in recent)):  # NaN fails abs(x) <= 1e6
+        raise ValueError("record recent scores are not finite scores and labels")
+
+
 def read_records(data) -> tuple[list[Record], int]:
     """The whole records at the start of `data`, and where they end.  Reading
     stops at the first record that is cut short or fails its checksum (a
-    write in progress, or torn by a killed writer)."""
+    write in progress, or torn by a killed writer).  A record whose checksum
+    is right but whose content does not add up was not torn: ValueError."""
     records, at, size = [], 0, len(data)
     view = memoryview(data)
     while at + RECORD.size <= size:
@@ -129,8 +160,8 @@ def read_records(data) -> tuple[list[Record], int]:
             break
         try:
             records.append(decode(payload))
-        except (ValueError, UnicodeDecodeError):
-            break
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ValueError(f"journal record {len(records) + 1} does not add up: {error}") from None
         at = end
     return records, at
 

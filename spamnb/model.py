@@ -20,10 +20,11 @@ import numpy as np
 from . import __version__
 from .counts import HAM, SPAM, TokenCounts
 from .errors import ModelError
-from .modelfile import BLOCK_KEYS, FORMAT_VERSION, check_u4, read_model, write_model
+from .modelfile import BLOCK_KEYS, FORMAT_VERSION, MAX_TOKEN_BYTES, check_u4, read_model, write_model
 from .calibration import fit_platt, tune_cutoffs
 from .options import TrainOptions
-from .scorer import SCORING_SECTIONS, Scorer, check_tokenizer_version, options_from_meta, options_to_meta
+from .scorer import (SCORING_SECTIONS, Scorer, check_scoring_meta, check_tokenizer_version, cutoffs_from_meta,
+                     options_from_meta, options_to_meta)
 from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs
 from .tokens import TOKENIZER_VERSION
 from .weights import log_odds_weights, presence_scoring, selected_features, token_weights
@@ -233,13 +234,28 @@ class Model(Scorer):
         model_file = read_model(path)
         meta = model_file.meta
         try:
-            model = cls(None, options_from_meta(meta), Cutoffs(**meta["cutoffs"]), meta)  # type: ignore[arg-type]
+            check_scoring_meta(meta)
+            model = cls(None, options_from_meta(meta), cutoffs_from_meta(meta), meta)  # type: ignore[arg-type]
+            messages = meta["messages"]
+            if not (isinstance(messages, list) and len(messages) == 2
+                    and all(isinstance(m, int) and not isinstance(m, bool) and 0 <= m < 2**62 for m in messages)):
+                raise ValueError("message counts are not two whole numbers")
             # Copied out of the mapping: a long-lived reader (serve) must not
             # see, or die of (SIGBUS), a file rewritten in place by `cp`.
-            model._sections = {name: np.array(model_file.array(name)) for name in meta["sections"]}
+            # token_bytes last: its stated size is checked against the
+            # token lengths before it is decompressed (modelfile.check_layout).
+            model._sections = {}
+            for name in sorted(meta["sections"], key=lambda name: name == "token_bytes"):
+                if name == "token_bytes" and "token_lengths" in model._sections:
+                    lengths = model._sections["token_lengths"]
+                    if lengths.size and int(lengths.max()) > MAX_TOKEN_BYTES:
+                        raise ValueError("a token is longer than any token spamnb makes")
+                    if int(lengths.sum(dtype=np.int64)) != meta["sections"]["token_bytes"]["shape"][0]:
+                        raise ValueError("token lengths disagree with the token bytes")
+                model._sections[name] = np.array(model_file.array(name))
             model._file_size = model_file.size
             model.bias = float(meta["bias"])
-            model._messages = np.array(meta["messages"], dtype=np.int64)
+            model._messages = np.array(messages, dtype=np.int64)
             model._check_structure()
             model.recent_raw = model._sections.get("recent_raw", np.zeros(0)).astype(np.float64)
             model.recent_labels = model._sections.get("recent_labels", np.zeros(0, dtype=np.uint8))
@@ -249,7 +265,7 @@ class Model(Scorer):
             if state:
                 model._apply_journal(state)
             model.table  # build the lookup now, not at the first message
-        except (KeyError, TypeError, ValueError, IndexError) as error:
+        except (KeyError, TypeError, ValueError, IndexError, ArithmeticError) as error:
             raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
         return model
 
@@ -317,8 +333,12 @@ class Model(Scorer):
                 raise ValueError(f"section {name} has shape {s[name].shape}, expected {shape}")
         if int(s["token_lengths"].sum(dtype=np.int64)) != len(s["token_bytes"]):
             raise ValueError("token lengths disagree with the token bytes")
-        if (np.diff(s["keys"]) <= 0).any():
-            raise ValueError("token keys out of order")
+        # Compared, not np.diff: a difference of unsigned keys wraps around
+        # and is never negative, so keys in reverse order passed.
+        if (s["keys"][1:] <= s["keys"][:-1]).any():
+            raise ValueError("token keys out of order or repeated")
+        if not np.array_equal(s["block_first"], s["keys"][::int(self.meta["block_size"])]):
+            raise ValueError("the block index disagrees with the keys")
         if not np.isfinite(s["weights"]).all():
             raise ValueError("weights out of range")
         if not np.isfinite(self.bias):

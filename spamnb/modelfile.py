@@ -248,9 +248,17 @@ class locked:
     def __enter__(self) -> None:
         lock_path = os.fspath(check_writable(self.path)) + ".lock"
         try:
-            self.handle = open(lock_path, "a")
+            # Created if missing; never blocks on a FIFO put there instead.
+            descriptor = os.open(lock_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC,
+                                 0o666)
         except OSError as error:
             raise ModelError(f"cannot lock {lock_path}: {error.strerror or error}") from None
+        import stat
+
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            os.close(descriptor)
+            raise ModelError(f"cannot lock {lock_path}: it is not a regular file")
+        self.handle = os.fdopen(descriptor, "a")
         fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX)
 
     def __exit__(self, *exception) -> None:
@@ -306,11 +314,21 @@ class ModelFile:
         entry = self.meta["sections"][name]
         data = self.stored(name)
         if entry.get("codec") == "zlib":
+            expected = _itemsize(entry["dtype"])
+            for extent in entry["shape"]:
+                expected *= extent
+            # Never more than the table says (check_layout bounded that):
+            # a block that would expand further is refused having cost at
+            # most its stated size, not what it expands to.
+            inflate = zlib.decompressobj()
             try:
-                data = unshuffle_bytes(zlib.decompress(data), _itemsize(entry["dtype"]))
+                out = inflate.decompress(data, expected + 1)
             except zlib.error:
                 raise ModelError(f"model {self.path} is corrupt (section {name} does not "
                                  "decompress); restore a backup or retrain") from None
+            if len(out) != expected or not inflate.eof or inflate.unconsumed_tail:
+                raise _not_usable(self.path, f"section {name} does not decompress to its stated size")
+            data = unshuffle_bytes(out, _itemsize(entry["dtype"]))
         return data
 
     def array(self, name: str):
@@ -334,21 +352,68 @@ def read_model(path: str | os.PathLike, verify: bool = True) -> ModelFile:
     new file into place and the mapping keeps the old one.  With `verify`
     the whole body is checked against its checksum.
     """
+    from .files import NotRegular, open_regular
+
     path = os.fspath(path)
     try:
-        with open(path, "rb") as handle:
+        # Without blocking, and only a regular file: a FIFO at the model path
+        # would otherwise hang classify, filter and learn in open().
+        with open_regular(path) as handle:
             size = os.fstat(handle.fileno()).st_size
             data = mmap.mmap(handle.fileno(), 0, prot=mmap.PROT_READ) if size else b""
     except FileNotFoundError:
         raise ModelError(f"no model at {path}; train one with `spamnb train`") from None
     except IsADirectoryError:
         raise ModelError(f"{path} is a directory, not a model file") from None
+    except NotRegular as error:
+        raise ModelError(f"model {path} is {error}; give the model file itself") from None
     except (OSError, ValueError) as error:
         raise ModelError(f"cannot read model {path}: {getattr(error, 'strerror', None) or error}") from None
     model_file = parse_model(path, data)
     if verify:
         model_file.verify()
     return model_file
+
+
+# What a header may hold.  JSON nested deeper than this is no model header
+# (a real one is three levels deep); the length bound keeps a forged
+# header from costing more than it could ever need to.
+MAX_META_BYTES = 16 * 1024 * 1024
+MAX_META_DEPTH = 32
+# Sections, their types and how long each is (V keys, B blocks; see below).
+SECTION_DTYPES = {"keys": ("<u8",), "weights": ("<f4",), "block_first": ("<u8",), "block_crcs": ("<u4",),
+                  "token_lengths": ("<u4",), "token_bytes": ("|u1",), "occurrences": ("<u4", "<u2"),
+                  "documents": ("<u4",), "last_seen": ("<u4",), "digests": ("<u8",), "digest_classes": ("|u1",),
+                  "recent_raw": ("<f8",), "recent_labels": ("|u1",)}
+MAX_TOKEN_BYTES = 4096
+MAX_RECENT = 1 << 16
+# A compressed section whose length is not tied to the vocabulary may
+# expand at most this much (token text compresses about 2:1; learned-message
+# digests are random and do not compress at all): past it, it is refused
+# before it is decompressed.
+MAX_EXPANSION = 64
+_SLACK = 1 << 20
+
+
+def _not_usable(path, why: str) -> ModelError:
+    return ModelError(f"model {path} is not usable ({why}); retrain it")
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def _nested_deeper_than(text: bytes, limit: int) -> bool:
+    """Whether JSON brackets in `text` nest deeper than `limit` (strings
+    skipped), in a few C-speed passes: each takes out the innermost pairs."""
+    import re
+
+    brackets = re.sub(rb'"(?:[^"\\]|\\.)*"', b"", text).translate(None, _NOT_BRACKETS)
+    innermost = re.compile(rb"\[\]|\{\}")
+    for _ in range(limit):
+        if not brackets:
+            return False
+        brackets = innermost.sub(b"", brackets)
+    return bool(brackets)
 
 
 def parse_model(path, data) -> ModelFile:
@@ -366,31 +431,31 @@ def parse_model(path, data) -> ModelFile:
     body_start = PREFIX.size + meta_length
     if body_start > len(data):
         raise ModelError(f"model {path} is truncated")
+    if meta_length > MAX_META_BYTES:
+        raise _not_usable(path, f"a header of {meta_length:,} bytes")
     meta_bytes = data[PREFIX.size:body_start]
     if zlib.crc32(meta_bytes) != meta_crc:
         raise ModelError(f"model {path} is corrupt (header checksum mismatch); restore a backup or retrain")
+    if _nested_deeper_than(bytes(meta_bytes), MAX_META_DEPTH):
+        raise _not_usable(path, "its header is nested too deeply")
     try:
         meta = json.loads(meta_bytes)
         sections = meta["sections"]
-        end = max((s["offset"] + s["length"] for s in sections.values()), default=0)
+        if not isinstance(sections, dict):
+            raise TypeError
+    except RecursionError:
+        raise _not_usable(path, "its header is nested too deeply") from None
     except (ValueError, KeyError, TypeError):
         raise ModelError(f"model {path} is corrupt (unreadable header)") from None
+    try:
+        end = check_layout(meta, len(data) - body_start)
+    except (ValueError, TypeError, KeyError) as error:
+        raise _not_usable(path, f"bad section table: {error}") from None
     if body_start + end > len(data):
         raise ModelError(f"model {path} is truncated")
     body_length = meta.get("body_length", len(data) - body_start) if version >= 3 else len(data) - body_start
     if not isinstance(body_length, int) or not end <= body_length <= len(data) - body_start:
         raise ModelError(f"model {path} is corrupt (bad body length)")
-    try:
-        for name, entry in sections.items():
-            count = 1
-            for extent in entry["shape"]:
-                count *= int(extent)
-            expected = count * _itemsize(entry["dtype"])
-            raw = entry.get("codec") is None
-            if (raw and expected != entry["length"]) or entry["offset"] < 0 or entry["offset"] % _ALIGN:
-                raise ValueError(name)
-    except (ValueError, TypeError, KeyError):
-        raise ModelError(f"model {path} is corrupt (bad section table)") from None
     return ModelFile(str(path), data, meta, body_start, version, body_crc, body_length)
 
 
@@ -418,6 +483,75 @@ def append_record(path: str | os.PathLike, record: bytes, identity: tuple[int, i
                          "the model is as it was before this learn") from None
     finally:
         os.close(descriptor)
+
+
+def _whole(value, what: str, low: int = 0, high: int = 1 << 62) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{what} is {value!r}")
+    return value
+
+
+def check_layout(meta: dict, body_length: int) -> int:
+    """Check the section table against what every reader relies on; returns
+    the end of the last section.  Each section has its own type and a
+    length fixed by the vocabulary V (the keys, stored raw, so V is paid
+    for in file bytes) and the block size; the few that are not so fixed
+    may expand at most MAX_EXPANSION-fold.  So nothing is decompressed to
+    more than the table says, and the table says nothing a reader cannot
+    afford, before a byte is decompressed."""
+    sections = meta["sections"]
+    end = 0
+    sizes = {}
+    for name, entry in sections.items():
+        if name not in SECTION_DTYPES:
+            raise ValueError(f"unknown section {name!r}")
+        if not isinstance(entry, dict):
+            raise ValueError(f"section {name} is not a table")
+        if entry.get("dtype") not in SECTION_DTYPES[name]:
+            raise ValueError(f"section {name} has type {entry.get('dtype')!r}")
+        shape = entry.get("shape")
+        if not isinstance(shape, list) or not 1 <= len(shape) <= 2:
+            raise ValueError(f"section {name} has shape {shape!r}")
+        count = 1
+        for extent in shape:
+            count *= _whole(extent, f"an extent of section {name}")
+        offset = _whole(entry.get("offset"), f"the offset of section {name}", 0, body_length)
+        length = _whole(entry.get("length"), f"the length of section {name}", 0, body_length)
+        _whole(entry.get("crc"), f"the checksum of section {name}", 0, 2**32 - 1)
+        if offset % _ALIGN:
+            raise ValueError(f"section {name} is not aligned")
+        codec = entry.get("codec")
+        expected = count * _itemsize(entry["dtype"])
+        if codec is None:
+            if expected != length:
+                raise ValueError(f"section {name} holds {length:,} bytes for {expected:,}")
+        elif codec != "zlib":
+            raise ValueError(f"section {name} has codec {codec!r}")
+        end = max(end, offset + length)
+        sizes[name] = (tuple(shape), expected, length)
+    if "keys" not in sizes:
+        raise ValueError("no keys")
+    vocabulary = sizes["keys"][0][0] if len(sizes["keys"][0]) == 1 else -1
+    block_size = _whole(meta.get("block_size"), "the block size", 1, 1 << 20)
+    blocks = -(-vocabulary // block_size)
+    fixed = {"keys": (vocabulary,), "weights": (vocabulary,), "block_first": (blocks,), "block_crcs": (blocks,),
+             "token_lengths": (vocabulary,), "occurrences": (2, vocabulary), "documents": (2, vocabulary),
+             "last_seen": (vocabulary,)}
+    for name, shape in fixed.items():
+        if name in sizes and sizes[name][0] != shape:
+            raise ValueError(f"section {name} has shape {list(sizes[name][0])}, expected {list(shape)}")
+    for name in ("token_bytes", "digests", "recent_raw"):
+        if name in sizes:
+            shape, expected, length = sizes[name]
+            if len(shape) != 1:
+                raise ValueError(f"section {name} has shape {list(shape)}")
+            bound = {"token_bytes": vocabulary * MAX_TOKEN_BYTES, "digests": 1 << 40, "recent_raw": 8 * MAX_RECENT}
+            if expected > bound[name] or (sections[name].get("codec") and expected > MAX_EXPANSION * length + _SLACK):
+                raise ValueError(f"section {name} would expand to {expected:,} bytes")
+    for name, partner in (("digest_classes", "digests"), ("recent_labels", "recent_raw")):
+        if (name in sizes) != (partner in sizes) or (name in sizes and sizes[name][0] != sizes[partner][0]):
+            raise ValueError(f"sections {partner} and {name} disagree")
+    return end
 
 
 def check_u4(name: str, array):

@@ -31,15 +31,90 @@ def options_to_meta(options: TrainOptions) -> dict:
             "min_strength": options.min_strength}
 
 
+# Bounds on what a model's header may say.  A file is written by someone
+# (an old backup, another tool, an attacker who can write the model path):
+# whatever it holds, scoring gets finite numbers in these ranges or the
+# model is refused as "not usable, retrain" (exit 3), never a wrong score.
+_LIMIT = 1e6           # alpha, Robinson strength, minimum strength, calibration scale and offset
+_BIAS_LIMIT = 1e9      # the Bernoulli bias sums over the vocabulary: wider
+_COUNT_LIMIT = 2**31   # top-k, chunk, min-df, max-features
+
+
+def number(meta: dict, key: str, low: float, high: float, default=None) -> float:
+    """meta[key] as a finite float in [low, high]; ValueError otherwise."""
+    value = meta.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{key} is {type(value).__name__}, not a number")
+    value = float(value)
+    if not (low <= value <= high):  # NaN fails too
+        raise ValueError(f"{key} = {value!r} is outside {low:g}..{high:g}")
+    return value
+
+
+def whole(meta: dict, key: str, low: int, high: int, default=None) -> int:
+    """meta[key] as an int in [low, high] (JSON 3.0 is not an int); ValueError otherwise."""
+    value = meta.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key} is {type(value).__name__}, not a whole number")
+    if not (low <= value <= high):
+        raise ValueError(f"{key} = {value} is outside {low}..{high}")
+    return value
+
+
+def _strings(data: dict, key: str) -> list[str]:
+    value = data[key]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"tokenizer {key} is not a list of strings")
+    return value
+
+
+def _flag(data: dict, key: str) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise ValueError(f"tokenizer {key} is not true or false")
+    return value
+
+
 def options_from_meta(meta: dict) -> TrainOptions:
+    """The training options a model's header stores, checked: every value of
+    the type and range scoring relies on, or ValueError."""
+    tokenizer = meta["tokenizer"]
+    if not isinstance(tokenizer, dict):
+        raise ValueError("tokenizer settings are not a table")
+    for key in ("event_model", "normalize"):
+        if not isinstance(meta.get(key, "none"), str):
+            raise ValueError(f"{key} is not a string")
     return TrainOptions(
-        event_model=meta["event_model"], alpha=float(meta["alpha"]),
-        tokenizer=TokenizerOptions.from_dict(meta["tokenizer"]),
-        robinson=float(meta.get("robinson", 0.0)), normalize=meta.get("normalize", "none"),
-        top_k=int(meta.get("top_k", 0)), chunk=int(meta.get("chunk", 0)),
-        min_df=int(meta.get("min_df", 0)), max_features=int(meta.get("max_features", 0)),
+        event_model=meta["event_model"], alpha=number(meta, "alpha", 1e-300, _LIMIT),
+        tokenizer=TokenizerOptions(headers=tuple(_strings(tokenizer, "headers")),
+                                   stopwords=frozenset(_strings(tokenizer, "stopwords")),
+                                   bigrams=_flag(tokenizer, "bigrams"),
+                                   fold_variants=_flag(tokenizer, "fold_variants")),
+        robinson=number(meta, "robinson", 0, _LIMIT, 0.0), normalize=meta.get("normalize", "none"),
+        top_k=whole(meta, "top_k", 0, _COUNT_LIMIT, 0), chunk=whole(meta, "chunk", 0, _COUNT_LIMIT, 0),
+        min_df=whole(meta, "min_df", 0, _COUNT_LIMIT, 0),
+        max_features=whole(meta, "max_features", 0, _COUNT_LIMIT, 0),
         # Models written before the option existed weighed every token.
-        min_strength=float(meta.get("min_strength", 0.0)))
+        min_strength=number(meta, "min_strength", 0, _LIMIT, 0.0))
+
+
+def cutoffs_from_meta(meta: dict) -> Cutoffs:
+    cutoffs = meta["cutoffs"]
+    if not isinstance(cutoffs, dict):
+        raise ValueError("cutoffs are not a table")
+    return Cutoffs(spam=number(cutoffs, "spam", 0, 1), ham=number(cutoffs, "ham", 0, 1))
+
+
+def check_scoring_meta(meta: dict) -> None:
+    """The numbers of the header that a score is computed from: finite and in range."""
+    number(meta, "bias", -_BIAS_LIMIT, _BIAS_LIMIT, 0.0)
+    calibration = meta.get("calibration")
+    if calibration is not None:
+        if not isinstance(calibration, dict):
+            raise ValueError("calibration is not a table")
+        number(calibration, "scale", -_LIMIT, _LIMIT)
+        number(calibration, "offset", -_LIMIT, _LIMIT)
+    whole(meta, "block_size", 1, 1 << 20)
 
 
 def check_tokenizer_version(meta: dict) -> None:
@@ -176,12 +251,13 @@ class Scorer:
         model_file = model_file or read_model(path, verify=False)
         meta = model_file.meta
         try:
-            scorer = cls(options_from_meta(meta), Cutoffs(**meta["cutoffs"]), meta)
+            check_scoring_meta(meta)
+            scorer = cls(options_from_meta(meta), cutoffs_from_meta(meta), meta)
             check_tokenizer_version(meta)
             for name in ("block_first", "block_crcs"):  # small: checked whole
                 model_file.check_section(name)
             scorer._table = WeightTable(*(model_file.stored(name) for name in SCORING_SECTIONS),
-                                        block_size=int(meta["block_size"]), where=f"model {path}")
+                                        block_size=meta["block_size"], where=f"model {path}")
             if model_file.journal_bytes:
                 state, _torn = model_file.journal()
                 if state and not journal_scoring(scorer.options):
@@ -192,7 +268,7 @@ class Scorer:
                 if state:
                     scorer._table = LiveTable(scorer._table, model_file, state, scorer.options, meta)
                     scorer.bias = scorer._table.bias
-        except (KeyError, TypeError, ValueError, IndexError) as error:
+        except (KeyError, TypeError, ValueError, IndexError, ArithmeticError) as error:
             raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
         return scorer
 

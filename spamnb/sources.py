@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 
 from .errors import InputError
+from .files import NotRegular, open_regular
 from .record import Record
 
 # Bytes of one message that are read; the rest is ignored.  Mail this large is
@@ -69,20 +70,38 @@ def read_messages(path: str, skipped: list[Skipped], max_bytes: int = MAX_MESSAG
         yield from _read_file(path, skipped, max_bytes)
 
 
+# What `read_stdin` reads past its cap and throws away, so that the writer
+# of a pipe (procmail) finishes its write instead of dying of SIGPIPE; past
+# this much the input is not a message but a stream (`cat /dev/zero |`),
+# and reading stops.
+DRAIN_LIMIT = 256 * 1024 * 1024
+
+
 def read_stdin(max_bytes: int | None = MAX_MESSAGE_BYTES) -> bytes:
-    """One message from standard input, at most `max_bytes` of it (None: all)."""
+    """One message from standard input, at most `max_bytes` of it (None: all).
+
+    Standard input must be a file, a pipe or a socket: a terminal, a
+    directory or a device (/dev/zero never ends) is an InputError at once.
+    """
+    from .files import stdin_problem
+
     stream = sys.stdin
     if stream is None or stream.closed:
         raise InputError("standard input is closed; give a message file or pipe one in")
+    problem = stdin_problem(stream.fileno())
+    if problem:
+        raise InputError(f"{problem}; give a message file or pipe one in")
     try:
-        if stream.isatty():
-            raise InputError("standard input is a terminal; give a message file or pipe one in")
         data = stream.buffer.read(-1 if max_bytes is None else max_bytes)
         # Drain what is past the cap so the writer of a pipe does not get SIGPIPE.
-        while max_bytes is not None and stream.buffer.read(1 << 16):
-            pass
+        drained = 0
+        while max_bytes is not None and drained < DRAIN_LIMIT:
+            block = stream.buffer.read1(1 << 16)
+            if not block:
+                break
+            drained += len(block)
     except (OSError, ValueError) as error:  # EBADF when the descriptor was closed
-        raise InputError(f"standard input is closed or unreadable ({error.strerror or error}); "
+        raise InputError(f"standard input is closed or unreadable ({getattr(error, 'strerror', None) or error}); "
                          "give a message file or pipe one in") from None
     return data
 
@@ -119,16 +138,17 @@ def _read_tree(top: str, skipped: list[Skipped], max_bytes: int) -> Iterator[Raw
 
 def _read_file(path: str, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            # A FIFO or device would block or never end; only plain files are mail.
-            skipped.append(Skipped(display(path), "not a regular file"))
-            return
-        with open(path, "rb") as handle:
+        # A FIFO or device would block or never end; only plain files are
+        # mail.  Checked on the open descriptor (opened without blocking), so
+        # a file swapped for a FIFO after a directory was listed is refused too.
+        with open_regular(path) as handle:
             if _is_mbox(handle):
                 yield from _read_mbox(path, handle, skipped, max_bytes)
                 return
             data = handle.read(max_bytes)
+    except NotRegular:
+        skipped.append(Skipped(display(path), "not a regular file"))
+        return
     except OSError as error:
         skipped.append(Skipped(display(path), error.strerror or str(error)))
         return
@@ -212,7 +232,7 @@ def count_messages(path: str) -> int:
 
 def _count_file(path: str) -> int:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             if not _is_mbox(handle):
                 return 1
             return sum(1 for line in handle if line.startswith(b"From ") and _FROM_LINE.match(line))

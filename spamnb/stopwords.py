@@ -31,8 +31,10 @@ def builtin() -> frozenset[str]:
 
 def read_file(path: str) -> frozenset[str]:
     """One word per line, UTF-8; `#` starts a comment."""
+    from .files import open_regular
+
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open_regular(path, "r", encoding="utf-8") as handle:  # a FIFO is refused, not waited on
             return _parse(handle.read())
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(f"cannot read stop-word file {path}: {error}") from None

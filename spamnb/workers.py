@@ -17,6 +17,44 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def die_with_parent(parent: int) -> None:
+    """Run in each worker process as it starts: the worker ends when its
+    parent does, however the parent ends (SIGPIPE under `| head`, SIGTERM,
+    SIGKILL, a crash).  A concurrent.futures worker would otherwise wait on
+    its task queue for ever: its siblings hold the queue's other end open.
+
+    Linux: the kernel sends SIGKILL on the parent's death (PR_SET_PDEATHSIG).
+    Elsewhere a thread looks at the parent's pid every half second.
+    """
+    try:
+        import ctypes
+        import signal
+
+        if ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL)) != 0:  # PR_SET_PDEATHSIG
+            raise OSError(ctypes.get_errno(), "prctl")
+    except (OSError, AttributeError, ImportError):
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True, name="spamnb-parent-watch").start()
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def process_pool(jobs: int):
+    """A pool of `jobs` forked worker processes that end with this process."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"),
+                               initializer=die_with_parent, initargs=(os.getpid(),))
+
+
 def _local_pool(jobs: int):
     """(executor, workers): a pool of `jobs` worker processes, or (None, 1)
     to work in this process.
@@ -28,10 +66,7 @@ def _local_pool(jobs: int):
     if jobs <= 1:
         yield None, 1
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+    with process_pool(jobs) as pool:
         pool.submit(int).result()  # with "fork", the first submit starts every worker
         yield pool, jobs
 

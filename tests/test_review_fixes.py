@@ -135,7 +135,7 @@ def rewrite_meta(path, change):
 
 
 @pytest.mark.parametrize("change,message", [
-    (lambda m: m.update(block_size=0), "block_first"),
+    (lambda m: m.update(block_size=0), "block size"),  # caught with the section table now
     (lambda m: m["sections"]["weights"].update(shape=[1], length=8), "section"),
     (lambda m: m.update(tokenizer_version=0), "tokenizer version"),
 ])

@@ -123,14 +123,14 @@ def test_unreadable_files_are_skipped_and_reported_even_as_root(tmp_path, monkey
         (tmp_path / label).mkdir()
         (tmp_path / label / "ok.eml").write_bytes(MSG % (label.encode(), b"words " + label.encode()))
         (tmp_path / label / "secret.eml").write_bytes(MSG % (b"x", b"y"))
-    real_open = open
+    real_open = sources.open_regular  # files are opened without blocking, then checked (files.py)
 
     def guarded_open(path, *args, **kwargs):
         if str(path).endswith("secret.eml"):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(sources, "open", guarded_open, raising=False)
+    monkeypatch.setattr(sources, "open_regular", guarded_open)
     messages, skipped = read(tmp_path)
     assert len(messages) == 2
     assert [(os.path.basename(s.origin), s.reason) for s in skipped] == [("secret.eml", "Permission denied")] * 2

@@ -1,0 +1,85 @@
+"""Opening files that someone else may have put in our way.
+
+Every file spamnb reads (the model, settings, stop words, an export, mail,
+standard input) is checked to be what it should be before a byte of it is
+trusted: a regular file (standard input: a file, a pipe or a socket).  A
+path is opened with O_NONBLOCK and then checked with fstat on the open
+descriptor, so a FIFO put where the model or the settings should be is
+refused at once instead of hanging the process in open() until a writer
+comes, and nothing can swap the file between the check and the read.
+
+Standard library only (os, stat): the scoring path imports this.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+class NotRegular(OSError):
+    """The path names something other than a regular file (a FIFO, device, socket, directory)."""
+
+
+def kind(mode: int) -> str:
+    """What a file is, in words, for error messages."""
+    for test, word in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISREG, "a regular file")):
+        if test(mode):
+            return word
+    return "not a regular file"
+
+
+def open_regular(path, mode: str = "rb", **text_options):
+    """`open(path, mode)` for reading, refusing anything but a regular file
+    without blocking: raises NotRegular (an OSError) for a FIFO, device,
+    socket or directory, and the usual OSError when it cannot be opened."""
+    descriptor = os.open(path, _FLAGS)
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegular(f"{kind(info.st_mode)}, not a regular file")
+        # Reads from a regular file never block; clear the flag all the same
+        # so the descriptor behaves as open() would make it.
+        if _FLAGS & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(descriptor, True)
+        handle = os.fdopen(descriptor, mode, **text_options)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return handle
+
+
+def read_regular(path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; ValueError when larger."""
+    with open_regular(path) as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit:,} bytes")
+    return data
+
+
+def stdin_problem(descriptor: int = 0) -> str | None:
+    """Why standard input cannot hold a message to read, or None when it can:
+    it must be a regular file, a pipe or a socket (or /dev/null, an empty
+    message).  A terminal would wait for typing, a directory cannot be read,
+    a device such as /dev/zero never ends."""
+    try:
+        info = os.fstat(descriptor)
+    except OSError as error:
+        return f"standard input is closed ({error.strerror or error})"
+    mode = info.st_mode
+    if stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return None
+    if stat.S_ISCHR(mode):
+        try:
+            if os.isatty(descriptor):
+                return "standard input is a terminal"
+            if info.st_rdev == os.stat(os.devnull).st_rdev:
+                return None
+        except OSError:
+            pass
+    return f"standard input is {kind(mode)}, not a file or pipe"
