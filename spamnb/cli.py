@@ -10,7 +10,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TEMPFAIL, EXIT_USAGE, InputError,
+from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InputError,
                      OptionError, SpamnbError)
 from .options import EVENT_MODELS, NORMALIZE, TrainOptions
 from .paths import default_model_path
@@ -627,13 +627,17 @@ def _training_options_given(ctx) -> list[str]:
 @model_option
 @click.option("--header", "header_name", type=FieldName(), default="X-Spamnb-Status", show_default=True,
               help="Name of the status header added (an RFC 5322 field name).")
+@click.option("--header-style", type=click.Choice(["spamnb", "spamassassin"]), default="spamnb",
+              show_default=True,
+              help="spamassassin: write X-Spam-Flag (YES/NO), X-Spam-Level and X-Spam-Status as "
+                   "SpamAssassin does (score 5.0 = spamnb's spam cutoff), for rules written for it.")
 @click.option("--exit-code", is_flag=True, help="Exit 0 spam, 1 ham, 2 unsure (bogofilter's convention).")
 @click.option("--spam-cutoff", type=FloatRange(0, 1), default=None, help="Default: the model's.")
 @click.option("--ham-cutoff", type=FloatRange(0, 1), default=None, help="Default: the model's.")
 @click.option("--max-size", type=click.IntRange(1024, MAX_SIZE_LIMIT), default=None,
               help="Bytes of the message read and scored; the rest is copied through.  [default: 10 MiB]")
 @timeout_option("the message is delivered all the same, its header saying Unsure and why")
-def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff, max_size, timeout):
+def filter_command(model_path, header_name, header_style, exit_code, spam_cutoff, ham_cutoff, max_size, timeout):
     """Copy one message from stdin to stdout with a status header added.
 
     The header reads `X-Spamnb-Status: Yes|No|Unsure, score=P, log-odds=L,
@@ -653,7 +657,8 @@ def filter_command(model_path, header_name, exit_code, spam_cutoff, ham_cutoff, 
     """
     from .filtering import deliver
 
-    sys.exit(deliver(_model_path(model_path), header_name, exit_code, spam_cutoff, ham_cutoff, max_size, timeout))
+    sys.exit(deliver(_model_path(model_path), header_name, exit_code, spam_cutoff, ham_cutoff, max_size, timeout,
+                     header_style))
 
 
 @cli.command()

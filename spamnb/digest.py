@@ -21,6 +21,9 @@ def status_header_pattern(name: str = STATUS_HEADER) -> re.Pattern:
 
 
 _STATUS = status_header_pattern()
+# What spamnb's filter and spamd add, in either style: taken out before hashing,
+# so a filtered message is the same message to `learn`.
+_ADDED = [_STATUS] + [status_header_pattern(name) for name in ("X-Spam-Flag", "X-Spam-Level", "X-Spam-Status")]
 
 
 def message_digest(raw: bytes) -> int:
@@ -28,5 +31,8 @@ def message_digest(raw: bytes) -> int:
     if data.startswith(b"From "):
         data = data.split(b"\n", 1)[1] if b"\n" in data else b""
     head, separator, body = data.partition(b"\n\n")
-    head = _STATUS.sub(b"", head + b"\n")[:-1]
+    head += b"\n"
+    for pattern in _ADDED:
+        head = pattern.sub(b"", head)
+    head = head[:-1]
     return int.from_bytes(hashlib.sha256(head + separator + body).digest()[:8], "little")

@@ -47,6 +47,23 @@ _FIELD_NAME = re.compile(r"[\x21-\x39\x3b-\x7e]{1,200}")
 _FIELD = rb"[\x21-\x39\x3b-\x7e]+[ \t]*:"
 
 
+HEADER_STYLES = ("spamnb", "spamassassin")
+
+
+def status_fields(score: Score, cutoffs: Cutoffs, model_name: str, header_name: str = STATUS_HEADER,
+                  style: str = "spamnb") -> list[tuple[str, str]]:
+    """The header fields `filter` adds: spamnb's one status field, or
+    SpamAssassin's X-Spam-Flag, X-Spam-Level and X-Spam-Status (spamd.py says
+    how the score maps onto SpamAssassin's 5.0 threshold), for Sieve and
+    procmail rules written for SpamAssassin."""
+    if style == "spamassassin":
+        from . import __version__
+        from .spamd import spam_status
+
+        return spam_status(score, cutoffs, __version__)
+    return [(header_name, status_value(score, model_name))]
+
+
 def field_name_problem(name: str) -> str | None:
     """Why `name` cannot be a header field name (RFC 5322: printable ASCII
     but the colon, no blanks), or None."""
@@ -223,7 +240,7 @@ _current: Delivery | None = None
 
 
 def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham_cutoff,
-            max_size: int | None, timeout: float | None) -> int:
+            max_size: int | None, timeout: float | None, header_style: str = "spamnb") -> int:
     """The filter command itself, once its options are read: the exit status."""
     global _current
     delivery = _current or Delivery()
@@ -252,8 +269,10 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
             raise ValueError(f"cutoffs: {error}") from None
         score = score_within(lambda: scorer.score_message(head, cutoffs=cutoffs), timeout)
         try:
-            tagged = with_status_header(head, status_value(score, os.path.basename(model_path)), header_name,
-                                        complete=delivery.eof)
+            tagged = head
+            for name, value in status_fields(score, cutoffs, os.path.basename(model_path), header_name,
+                                             header_style):
+                tagged = with_status_header(tagged, value, name, complete=delivery.eof)
         except HeaderBlockUnfinished:
             raise ValueError(f"no end of the header block in the first {len(head):,} bytes "
                              "(--max-size)") from None

@@ -49,8 +49,11 @@ HEADER_PRESETS = {
 
 # The field `spamnb filter` adds (digest.STATUS_HEADER, lower case) is never
 # read: learning a filtered message would otherwise teach the model its own
-# verdict.
+# verdict.  Nor are the SpamAssassin-style fields `filter --header-style
+# spamassassin` and spamd PROCESS write, for the same reason; no message of the
+# three corpora carries them (grep: 0 of 33,661), so no measured token changes.
 OWN_STATUS_FIELD = "x-spamnb-status"
+OWN_FIELDS = frozenset({OWN_STATUS_FIELD, "x-spam-flag", "x-spam-level", "x-spam-status"})
 
 # One-letter Latin "words" are noise (with them: 0.274 / 0.017, level, and a
 # larger vocabulary).  A minimum of three letters would lose ccert_zh's "mm",
@@ -176,7 +179,7 @@ class TokenizerOptions(Record):
         return tuple(dict.fromkeys(names))
 
     def wants_header(self, name: str) -> bool:
-        if name == OWN_STATUS_FIELD:
+        if name in OWN_FIELDS:
             return False
         for pattern in self.headers:
             if pattern.endswith("*"):

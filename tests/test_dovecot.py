@@ -144,3 +144,53 @@ def test_moving_into_and_out_of_junk_learns_spam_then_ham(tmp_path):
         imap.close()
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+SIEVE_TEST = shutil.which("sieve-test")
+SPAM_MESSAGE = SAMPLE / "maildir" / "spam" / "new" / "1739205492.M2P4102.sample"
+
+
+def test_a_sieve_rule_written_for_spamassassin_files_what_filter_tags(sample_model):
+    """filter --header-style spamassassin, read by Pigeonhole's own sieve-test."""
+    if SIEVE_TEST is None:
+        pytest.skip("sieve-test is not installed (apt-get install dovecot-sieve)")
+    if os.geteuid() != 0 or mail_user() is None:
+        pytest.skip("needs root, to run sieve-test as an unprivileged user as Dovecot insists")
+    home = Path("/tmp") / f"spamnb-sieve-{os.getpid()}"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir()
+    try:
+        script = home / "junk.sieve"
+        script.write_text('require "fileinto";\nif header :is "X-Spam-Flag" "YES" { fileinto "Junk"; }\n')
+        folders = {}
+        for name, message in (("spam", SPAM_MESSAGE), ("ham", MESSAGE)):
+            # A forged verdict in the incoming message must not survive.
+            forged = b"X-Spam-Flag: " + (b"NO" if name == "spam" else b"YES") + b"\n" + message.read_bytes()
+            result = run_spamnb("filter", "--model", sample_model, "--header-style", "spamassassin", input=forged)
+            assert result.returncode == 0, result.stderr
+            assert result.stdout.count(b"X-Spam-Flag:") == 1
+            (home / f"{name}.eml").write_bytes(result.stdout)
+        os.chown(home, mail_user().pw_uid, mail_user().pw_gid)
+        for path in home.iterdir():
+            path.chmod(0o644)
+        for name in ("spam", "ham"):
+            run = subprocess.run(["su", "nobody", "-s", "/bin/sh", "-c",
+                                  f"{SIEVE_TEST} {script} {home / (name + '.eml')}"],
+                                 capture_output=True, text=True, timeout=60)
+            actions = run.stdout.split("Performed actions:")[-1].split("Implicit keep:")[0]
+            folders[name] = "Junk" if "folder: Junk" in actions else "INBOX"
+        assert folders == {"spam": "Junk", "ham": "INBOX"}
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_spamassassin_style_fields_are_neither_tokens_nor_part_of_the_digest(sample_model):
+    from spamnb.digest import message_digest
+    from spamnb.scorer import Scorer
+
+    raw = SPAM_MESSAGE.read_bytes()
+    tagged = run_spamnb("filter", "--model", sample_model, "--header-style", "spamassassin", input=raw).stdout
+    assert b"X-Spam-Status: Yes, score=" in tagged
+    scorer = Scorer.open(sample_model)
+    assert scorer.tokens(tagged) == scorer.tokens(raw)  # our own verdict is never evidence
+    assert message_digest(tagged) == message_digest(raw)  # learning it later is the same message
