@@ -540,11 +540,16 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
 @click.option("--force", is_flag=True, help="Learn duplicates again; forget what is not recorded.")
 @click.option("--on-error", is_flag=True,
               help="Learn only messages the model now misclassifies or is unsure about.")
+@click.option("--since-stamp", "stamp", type=click.Path(dir_okay=False), default=None,
+              help="Read only files modified since FILE was last set, then set it to this run's start: "
+                   "a cron job over a honeypot Maildir reads only what is new (created if missing).")
+@click.option("--lock-wait", type=click.FloatRange(0), default=None, metavar="SECONDS",
+              help="Give up (exit 75) when another writer holds the model longer.  [default: wait]")
 @click.option("--quiet", "-q", is_flag=True, help="No summary.")
 @model_option
 @training_options
 @click.pass_context
-def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, model_path, quiet,
+def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, stamp, lock_wait, model_path, quiet,
           event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength,
           fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords):
     """Teach a model: add, forget or relabel messages.
@@ -584,7 +589,8 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, m
                              min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
     try:
         report, created = learn_file(path, spam_paths, ham_paths, forget=forget, relabel=relabel, force=force,
-                                     on_error=on_error, options=options, options_given=given)
+                                     on_error=on_error, options=options, options_given=given, stamp=stamp,
+                                     lock_wait=lock_wait)
     except ValueError as error:
         raise InputError(str(error)) from None
     for line in skipped_summary(report.reading.skipped):

@@ -39,6 +39,12 @@ class OptionError(SpamnbError):
     exit_status = EXIT_USAGE
 
 
+class BusyError(SpamnbError):
+    """The model stayed locked by another writer past the wait allowed (learn --lock-wait)."""
+
+    exit_status = EXIT_TEMPFAIL
+
+
 class ServerError(SpamnbError):
     """`classify --server`: no server at the socket, or it refused or did not answer.
 

@@ -63,7 +63,8 @@ class _Digests:
 
 
 def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,
-                    relabel: bool = False, force: bool = False, on_error: bool = False):
+                    relabel: bool = False, force: bool = False, on_error: bool = False,
+                    newer_than: float | None = None):
     """Learn into the model at `path` (the caller holds its lock) by appending a
     journal record.  Returns the LearnReport, or None when this model must be
     rewritten whole instead (see the module docstring); then nothing was read
@@ -126,7 +127,8 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
         table.refresh()
 
     sources = [(SPAM, p) for p in spam] + [(HAM, p) for p in ham]
-    for label, tokens, _, digest in tokenized_messages(sources, scorer.options, report.reading):
+    for label, tokens, _, digest in tokenized_messages(sources, scorer.options, report.reading,
+                                                       newer_than=newer_than):
         name = LABELS[label]
         previous = learned.get(digest, digests.label(digest))
         if previous is not None and previous < 0:
@@ -173,44 +175,75 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
 
 def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, forget: bool = False,
                relabel: bool = False, force: bool = False, on_error: bool = False, options=None,
-               options_given: Sequence[str] = ()):
+               options_given: Sequence[str] = (), stamp: str | None = None, lock_wait: float | None = None):
     """`spamnb learn`: teach the model at `path`, creating it (with `options`,
     default options if None) when it does not exist.  Returns (LearnReport,
     created).  Holds the model's lock; appends where the model allows,
     rewrites it whole otherwise; a run that changes nothing writes nothing.
     `options_given`: the names of training options the user gave, refused
-    (OptionError) when they differ from an existing model's."""
-    from .errors import ModelError, OptionError
-    from .modelfile import check_writable, locked
+    (OptionError) when they differ from an existing model's.  `stamp`: read
+    only files modified since this file's time, and set it to this run's
+    start (a cron job over a honeypot Maildir reads only what is new);
+    `lock_wait`: seconds to wait for another writer (BusyError past them)."""
+    from .errors import OptionError
+    from .modelfile import locked
     from .options import TrainOptions
-    from .scorer import Scorer
 
     options = options or TrainOptions()
-    with locked(path):
-        created = not os.path.exists(path)
-        if not created:
-            if options_given and options != Scorer.open(path).options:
-                raise OptionError(f"{', '.join(options_given)}: training options apply only when learn creates "
-                                  f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
-            report = learn_appending(path, spam, ham, forget=forget, relabel=relabel, force=force,
-                                     on_error=on_error)
-            if report is not None:
-                return report, False
-            from .model import Model  # numpy: only where the model is rewritten whole
+    started = time.time()
+    newer_than = None
+    if stamp is not None:
+        try:
+            newer_than = os.stat(stamp).st_mtime
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            raise OptionError(f"--since-stamp {stamp}: {error.strerror or error}") from None
+    with locked(path, wait=lock_wait):
+        report, created = _learn_locked(path, spam, ham, forget, relabel, force, on_error, options,
+                                        options_given, newer_than)
+    if stamp is not None:
+        try:
+            with open(stamp, "a"):
+                pass
+            os.utime(stamp, (started, started))
+        except OSError as error:
+            raise OptionError(f"--since-stamp {stamp}: cannot set it ({error.strerror or error}); "
+                              "the messages were learned") from None
+    return report, created
 
-            model = Model.load(path)
-        else:
-            from .model import Model
 
-            if forget:
-                raise ModelError(f"no model at {path}: there is nothing to forget")
-            check_writable(path)
-            model = Model.empty(options)
-        from .training import learn
+def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, options_given, newer_than):
+    """learn_file's work, under the model's lock: (LearnReport, created)."""
+    from .errors import ModelError, OptionError
+    from .modelfile import check_writable
+    from .scorer import Scorer
 
-        report = learn(model, spam, ham, forget=forget, relabel=relabel, force=force, on_error=on_error)
-        if report.changed or created:
-            model.save(path)
+    created = not os.path.exists(path)
+    if not created:
+        if options_given and options != Scorer.open(path).options:
+            raise OptionError(f"{', '.join(options_given)}: training options apply only when learn creates "
+                              f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
+        report = learn_appending(path, spam, ham, forget=forget, relabel=relabel, force=force,
+                                 on_error=on_error, newer_than=newer_than)
+        if report is not None:
+            return report, False
+        from .model import Model  # numpy: only where the model is rewritten whole
+
+        model = Model.load(path)
+    else:
+        from .model import Model
+
+        if forget:
+            raise ModelError(f"no model at {path}: there is nothing to forget")
+        check_writable(path)
+        model = Model.empty(options)
+    from .training import learn
+
+    report = learn(model, spam, ham, forget=forget, relabel=relabel, force=force, on_error=on_error,
+                   newer_than=newer_than)
+    if report.changed or created:
+        model.save(path)
     return report, created
 
 

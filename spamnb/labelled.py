@@ -61,11 +61,12 @@ def check_paths(paths: Sequence[str]) -> None:
 
 
 def labelled_messages(sources: Iterable[tuple[int, str]], report: TrainReport,
-                      progress: Callable[[str], None] | None = None) -> Iterator[tuple[int, RawMessage]]:
+                      progress: Callable[[str], None] | None = None,
+                      newer_than: float | None = None) -> Iterator[tuple[int, RawMessage]]:
     """(label, raw message) of every mail message under the labelled paths;
     what is not mail is recorded in the report and skipped."""
     for label, path in sources:
-        for raw in read_messages(path, report.skipped):
+        for raw in read_messages(path, report.skipped, newer_than=newer_than):
             if progress:
                 progress(raw.origin)
             if not looks_like_mail(raw.data):
@@ -76,7 +77,7 @@ def labelled_messages(sources: Iterable[tuple[int, str]], report: TrainReport,
 
 
 def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions, report: TrainReport,
-                       progress: Callable[[str], None] | None = None
+                       progress: Callable[[str], None] | None = None, newer_than: float | None = None
                        ) -> Iterator[tuple[int, list[str], str, int]]:
     """(label, tokens, origin, digest) of every mail message under the labelled paths.
 
@@ -84,6 +85,6 @@ def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions
     are counted per class there.
     """
     tokenizer = options.tokenizer
-    for label, raw in labelled_messages(sources, report, progress):
+    for label, raw in labelled_messages(sources, report, progress, newer_than):
         yield (label, message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer),
                raw.origin, message_digest(raw.data))

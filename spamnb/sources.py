@@ -53,8 +53,10 @@ def looks_like_mail(data: bytes) -> bool:
     return bool(_HEADER_LINE.match(first)) or first.startswith(b"From ")
 
 
-def read_messages(path: str, skipped: list[Skipped], max_bytes: int = MAX_MESSAGE_BYTES) -> Iterator[RawMessage]:
-    """Every message under `path`; raises InputError only if `path` itself is missing."""
+def read_messages(path: str, skipped: list[Skipped], max_bytes: int = MAX_MESSAGE_BYTES,
+                  newer_than: float | None = None) -> Iterator[RawMessage]:
+    """Every message under `path`; raises InputError only if `path` itself is missing.
+    `newer_than`: only files (single messages, mboxes) modified after this time."""
     if path == "-":
         yield RawMessage("-", read_stdin(max_bytes))
         return
@@ -65,9 +67,9 @@ def read_messages(path: str, skipped: list[Skipped], max_bytes: int = MAX_MESSAG
     except OSError as error:
         raise InputError(f"cannot read {display(path)}: {error.strerror or error}") from None
     if stat.S_ISDIR(info.st_mode):
-        yield from _read_tree(path, skipped, max_bytes)
+        yield from _read_tree(path, skipped, max_bytes, newer_than)
     else:
-        yield from _read_file(path, skipped, max_bytes)
+        yield from _read_file(path, skipped, max_bytes, newer_than)
 
 
 # What `read_stdin` reads past its cap and throws away, so that the writer
@@ -131,17 +133,21 @@ def message_files(top: str, skipped: list[Skipped]) -> Iterator[str]:
                 yield os.path.join(directory, name)
 
 
-def _read_tree(top: str, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
+def _read_tree(top: str, skipped: list[Skipped], max_bytes: int,
+               newer_than: float | None = None) -> Iterator[RawMessage]:
     for path in message_files(top, skipped):
-        yield from _read_file(path, skipped, max_bytes)
+        yield from _read_file(path, skipped, max_bytes, newer_than)
 
 
-def _read_file(path: str, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
+def _read_file(path: str, skipped: list[Skipped], max_bytes: int,
+               newer_than: float | None = None) -> Iterator[RawMessage]:
     try:
         # A FIFO or device would block or never end; only plain files are
         # mail.  Checked on the open descriptor (opened without blocking), so
         # a file swapped for a FIFO after a directory was listed is refused too.
         with open_regular(path) as handle:
+            if newer_than is not None and os.fstat(handle.fileno()).st_mtime <= newer_than:
+                return  # read by an earlier run (learn --since-stamp)
             if _is_mbox(handle):
                 yield from _read_mbox(path, handle, skipped, max_bytes)
                 return

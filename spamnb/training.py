@@ -234,7 +234,8 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
 
 
 def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,
-          relabel: bool = False, force: bool = False, on_error: bool = False) -> LearnReport:
+          relabel: bool = False, force: bool = False, on_error: bool = False,
+          newer_than: float | None = None) -> LearnReport:
     """Add (or with `forget`, remove) messages to a trained model, exactly.
 
     Each message's digest records what it was learned as, so learning it
@@ -251,7 +252,8 @@ def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forge
     day = today()
     sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
     scorable = bool(counts.messages.min() > 0)  # the weights (as loaded) say something
-    for label, tokens, _, digest in tokenized_messages(sources, model.options, report.reading):
+    for label, tokens, _, digest in tokenized_messages(sources, model.options, report.reading,
+                                                       newer_than=newer_than):
         name = LABELS[label]
         previous = counts.learned.get(digest)
         if forget:
