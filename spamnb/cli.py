@@ -150,13 +150,16 @@ def training_options(function):
         click.option("--stopwords", "stopwords_file", type=click.Path(dir_okay=False),
                      help="File of stop words (one per line) replacing the built-in English and Chinese lists."),
         click.option("--no-stopwords", is_flag=True, help="Keep every word."),
+        click.option("--keywords", "keywords_file", type=click.Path(dir_okay=False),
+                     help="A hand-made keyword list (one word, pair or token a line): only these "
+                     "tokens carry weight; the rest are counted but weigh 0."),
     ]):
         function = option(function)
     return function
 
 
 def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                   min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords):
+                   min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
     """TrainOptions from the command line; unset options take the library's defaults."""
     from . import stopwords as stopword_lists
     from .tokens import TokenizerOptions
@@ -173,7 +176,13 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
         tokenizer = TokenizerOptions(headers=TokenizerOptions.parse_headers(headers_spec), stopwords=words,
                                      bigrams=given(bigrams, defaults.tokenizer.bigrams),
                                      fold_variants=given(fold_variants, defaults.tokenizer.fold_variants))
+        keywords = frozenset()
+        if keywords_file:
+            from .keywords import read_file as read_keywords
+
+            keywords = read_keywords(keywords_file, tokenizer)
         return TrainOptions(
+            keywords=keywords,
             event_model=event_model, alpha=given(alpha, defaults.alpha), tokenizer=tokenizer,
             robinson=given(robinson, defaults.robinson), normalize=given(normalize, defaults.normalize),
             top_k=given(top_k, defaults.top_k), chunk=given(chunk, defaults.chunk),
@@ -206,7 +215,7 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
                    "spamnb[dask] here and on the workers).  The model is the same as a local run's.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
-          chunk, min_df, max_features, min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords,
+          chunk, min_df, max_features, min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file,
           spam_cutoff, ham_cutoff, jobs, scheduler, quiet):
     """Train a model from labelled mail and write it.
 
@@ -234,7 +243,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     if not spam_paths or not ham_paths:
         raise OptionError("need spam and ham: give FOLDER (with spam/ and ham/) or --spam PATH and --ham PATH")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
+                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
     try:
         cutoffs = None
         if spam_cutoff is not None or ham_cutoff is not None:
@@ -446,7 +455,7 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
 @training_options
 def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, max_fpr, max_fnr, model_path,
              event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, fold_variants,
-             bigrams, headers_spec, stopwords_file, no_stopwords):
+             bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
     """Measure accuracy on labelled mail the model is not trained on.
 
     SOURCE is a folder with spam/ and ham/, or an index file of
@@ -471,7 +480,7 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
+                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
     # Everything that can be checked is checked before the evaluation runs.
     if tune and online:
         raise OptionError("--tune needs calibrated scores: use --split or --folds, not --online")
@@ -551,7 +560,7 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
 @click.pass_context
 def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, stamp, lock_wait, model_path, quiet,
           event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength,
-          fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords):
+          fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
     """Teach a model: add, forget or relabel messages.
 
     `--spam` and `--ham` each take a path and may be repeated; with one of
@@ -586,7 +595,7 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
     path = _model_path(model_path)
     given = _training_options_given(ctx)
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords)
+                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
     try:
         report, created = learn_file(path, spam_paths, ham_paths, forget=forget, relabel=relabel, force=force,
                                      on_error=on_error, options=options, options_given=given, stamp=stamp,
@@ -614,7 +623,7 @@ def _label_paths(paths, spam_paths, ham_paths):
 
 TRAINING_PARAMETERS = ("event_model", "alpha", "robinson", "normalize", "top_k", "chunk", "min_df",
                        "max_features", "min_strength", "fold_variants", "bigrams", "headers_spec",
-                       "stopwords_file", "no_stopwords")
+                       "stopwords_file", "no_stopwords", "keywords_file")
 
 
 def _training_options_given(ctx) -> list[str]:
@@ -827,6 +836,9 @@ def inspect(model_path, top_n, words, fmt):
 
             tokens = [fold_word(token) for token in tokens]
         rows = [model.lookup(token) or {"token": token, "weight": None} for token in tokens]
+        if model.options.keywords:
+            for row in rows:
+                row["keyword"] = row["token"] in model.options.keywords
         spam_rows, ham_rows = rows, []
     else:
         spam_rows, ham_rows = model.top_tokens(top_n, spam=True), model.top_tokens(top_n, spam=False)

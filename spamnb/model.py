@@ -196,8 +196,7 @@ class Model(Scorer):
                                     self.options.robinson, self.options.min_strength)
         if not (np.isfinite(computed.weights).all() and np.isfinite(computed.bias)):
             raise ValueError("the weights are not finite numbers; is alpha reasonable?")
-        self._selected = selected_features(counts.documents, counts.messages,
-                                           self.options.min_df, self.options.max_features)
+        self._selected = self._selection(counts)
         weights = np.where(self._selected, computed.weights, 0.0).astype("<f4")
         keys = keys.astype("<u8")
         encoded = [token.encode("utf-8", "surrogatepass") for token in counts.tokens]
@@ -225,6 +224,16 @@ class Model(Scorer):
         if not keep_calibration:
             self.meta.pop("calibration", None)  # fitted to the old counts
         self._table = None
+
+    def _selection(self, counts: TokenCounts) -> np.ndarray:
+        """Which tokens may weigh: feature selection, then the keyword list if any."""
+        selected = selected_features(counts.documents, counts.messages, self.options.min_df,
+                                     self.options.max_features)
+        if self.options.keywords:
+            keywords = self.options.keywords
+            selected &= np.fromiter((token in keywords for token in counts.tokens), dtype=bool,
+                                    count=len(counts.tokens))
+        return selected
 
     # -- reading and writing -------------------------------------------------
 
@@ -428,8 +437,7 @@ class Model(Scorer):
         # block, and the held-out weights are recomputed like any other.
         # (min_df and max_features select on the whole model's counts.)
         if self._selected is None:  # a loaded model: its counts, as refresh would select
-            self._selected = selected_features(self.counts.documents, self.counts.messages,
-                                               self.options.min_df, self.options.max_features)
+            self._selected = self._selection(self.counts)
         raw = blocked_raw_scores(self.counts, documents, labels, self.options, self._selected)
         scale, offset = fit_platt(raw, np.asarray(labels))
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(documents)}
@@ -514,6 +522,7 @@ class Model(Scorer):
             "cutoffs": {"spam": self.cutoffs.spam, "ham": self.cutoffs.ham},
             "headers": list(tokenizer.headers),
             "stopwords": len(tokenizer.stopwords),
+            "keywords": len(self.options.keywords),
             "created": self.meta.get("created"),
             "updated": self.meta.get("updated"),
             "learned_digests": len(self._sections.get("digests", ())),

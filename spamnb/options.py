@@ -24,11 +24,11 @@ class TrainOptions(Record):
     """Everything that shapes a model (the measured defaults, with why, below)."""
 
     __slots__ = ("event_model", "alpha", "tokenizer", "robinson", "normalize", "top_k", "chunk",
-                 "min_df", "max_features", "min_strength")
+                 "min_df", "max_features", "min_strength", "keywords")
     _defaults = {"event_model": "mixed", "alpha": 0.1, "robinson": 0.0, "normalize": "mean",
                  "top_k": 0, "chunk": 0, "min_df": 0, "max_features": 0,
                  "min_strength": 2.0}
-    _factories = {"tokenizer": TokenizerOptions}
+    _factories = {"tokenizer": TokenizerOptions, "keywords": frozenset}
     _frozen = True
 
     # Mixed by default.  Ranking, 1-ROCA % by 10-fold cross-validation inside
@@ -102,6 +102,11 @@ class TrainOptions(Record):
     # (sa->trec 8.6 with 1, 12.2 with 2 inside the training parts), where
     # every tool is poor.
     min_strength: float
+    # A hand-made keyword list (关键词, `--keywords FILE`): when not empty, only
+    # these tokens carry weight, every other one is counted but weighs 0.  For
+    # users who want rules they can read; it ranks worse than every token
+    # (BENCHMARKS.md, "Hand-made keyword lists").  Empty: all tokens.
+    keywords: frozenset
 
     def _check(self):
         if self.event_model not in EVENT_MODELS:

@@ -124,7 +124,8 @@ def inspect_text(summary, spam_rows, ham_rows, looked_up):
     console.print(f"created: {summary['created']}   updated: {summary['updated']}   file: {size}   "
                   f"messages on record: {summary['learned_digests']:,}")
     console.print(f"headers: {escape(', '.join(summary['headers'])) or '(none)'}   "
-                  f"stop words: {summary['stopwords']:,}")
+                  f"stop words: {summary['stopwords']:,}"
+                  + (f"   keywords: {summary['keywords']:,} (only they weigh)" if summary.get("keywords") else ""))
 
     def table(title, rows):
         t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
@@ -133,6 +134,8 @@ def inspect_text(summary, spam_rows, ham_rows, looked_up):
             t.add_column(column, justify="right")
         for row in rows:
             token = escape(row["token"])  # tokens come from mail: "[/red]" is not markup
+            if "keyword" in row:
+                token += " (keyword)" if row["keyword"] else " (not a keyword: weighs 0)"
             if row.get("weight") is None:
                 t.add_row(token, "(not in model)", "", "", "", "")
                 continue

@@ -28,7 +28,7 @@ def options_to_meta(options: TrainOptions) -> dict:
             "tokenizer": options.tokenizer.to_dict(), "robinson": options.robinson,
             "normalize": options.normalize, "top_k": options.top_k, "chunk": options.chunk,
             "min_df": options.min_df, "max_features": options.max_features,
-            "min_strength": options.min_strength}
+            "min_strength": options.min_strength, "keywords": sorted(options.keywords)}
 
 
 # Bounds on what a model's header may say.  A file is written by someone
@@ -95,7 +95,8 @@ def options_from_meta(meta: dict) -> TrainOptions:
         min_df=whole(meta, "min_df", 0, _COUNT_LIMIT, 0),
         max_features=whole(meta, "max_features", 0, _COUNT_LIMIT, 0),
         # Models written before the option existed weighed every token.
-        min_strength=number(meta, "min_strength", 0, _LIMIT, 0.0))
+        min_strength=number(meta, "min_strength", 0, _LIMIT, 0.0),
+        keywords=frozenset(_strings(meta, "keywords")) if "keywords" in meta else frozenset())
 
 
 def cutoffs_from_meta(meta: dict) -> Cutoffs:
@@ -162,6 +163,7 @@ class LiveTable:
         self._state = state
         self._alpha = float(options.alpha)
         self._floor = float(options.min_strength)
+        self._keywords = options.keywords
         self._base_totals = [int(total) for total in meta["totals"]]
         self._base_messages = [int(count) for count in meta["messages"]]
         self._base_vocabulary = int(meta["vocabulary"])
@@ -226,7 +228,7 @@ class LiveTable:
             _, n_ham, n_spam = found
             log, alpha = self._log, self._alpha
             weight = log(n_spam + alpha) - log(n_ham + alpha) + self._constant
-            if abs(weight) < self._floor:
+            if abs(weight) < self._floor or (self._keywords and token not in self._keywords):
                 weight = 0.0
         if len(self._known) >= WeightTable.KNOWN_LIMIT:
             self._known.clear()
