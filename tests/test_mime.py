@@ -29,11 +29,23 @@ def test_folded_header_keeps_its_folds_and_drops_the_separator(eol):
     assert raw[body_start:] == b"body" and pushback == b""
 
 
-def test_line_without_colon_starts_the_body():
-    raw = b"Subject: a\nthis is no header\nTo: b@c\n"
+def test_line_without_colon_starts_the_body_unless_a_field_follows():
+    # No field before the blank line: a mailer forgot the blank line.
+    raw = b"Subject: a\nthis is no header\nnor this\n\nTo: b@c\n"
     fields, body_start, _ = mime.read_headers(raw, 0, len(raw))
     assert fields == [("subject", b"a")]
-    assert raw[body_start:] == b"this is no header\nTo: b@c\n"
+    assert raw[body_start:] == b"this is no header\nnor this\n\nTo: b@c\n"
+    # A field follows: the junk lines are skipped, as Thunderbird and mime4j do.
+    for eol in (b"\n", b"\r\n", b"\r"):
+        raw = eol.join([b"Subject: a", b"this is no header", b"nor this", b"To: b@c", b"", b"body"])
+        fields, body_start, _ = mime.read_headers(raw, 0, len(raw))
+        assert fields == [("subject", b"a"), ("to", b"b@c")] and raw[body_start:] == b"body", eol
+
+
+def test_blanks_before_the_colon_are_the_obsolete_syntax():
+    raw = b"Subject : a\nContent-Type\t: text/html\n\nbody"
+    fields, body_start, _ = mime.read_headers(raw, 0, len(raw))
+    assert fields == [("subject", b"a"), ("content-type", b"text/html")] and raw[body_start:] == b"body"
 
 
 def test_envelope_line_stray_continuation_and_nameless_field_are_dropped():
