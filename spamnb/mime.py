@@ -360,7 +360,26 @@ def transfer_decode(body: bytes, fields: list[tuple[str, bytes]]) -> bytes:
     return body
 
 
+_PADDING = re.compile(rb"=+")
+_ALL_BASE64 = re.compile(rb"[A-Za-z0-9+/=]*+")
+
+
 def _base64(encoded: bytes) -> bytes:
+    # Padding inside the data: each line (or chunk) was encoded on its own,
+    # and a client decodes on after the padding, as Thunderbird's decoder
+    # does group by group.  binascii (and so the email package) stops at the
+    # first padding, which hid all but the first line of such a body.
+    # Each padded piece is decoded alone (pieces are disjoint: linear).
+    # Only for data that is all base64: text appended after the padding (a
+    # mailing list's footer under a base64 body, 8-bit text mislabelled
+    # base64) is left to the lenient reading, which stops at the padding.
+    end = len(encoded.rstrip(b"="))
+    if encoded.find(b"=", 0, end) >= 0 and _ALL_BASE64.fullmatch(encoded):
+        return b"".join(_base64_piece(piece) for piece in _PADDING.split(encoded) if piece)
+    return _base64_piece(encoded)
+
+
+def _base64_piece(encoded: bytes) -> bytes:
     # Strictly with the padding fixed, else leniently (junk characters
     # skipped), else with padding added; undecodable data is left as it is.
     # The email package's order, so a body decodes to the same bytes.

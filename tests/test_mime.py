@@ -171,6 +171,10 @@ def test_base64_with_junk_missing_padding_and_garbage():
     assert mime.transfer_decode(b"aGVs\r\nbG8g!!d29y*bGQ=\n", fields) == b"hello world"
     assert mime.transfer_decode(b"aGVsbG8", fields) == b"hello"
     assert mime.transfer_decode(b"abcde", fields) == b"abcde"  # cannot decode: kept as it is
+    # Lines encoded one by one (padding inside): a client decodes on after the padding.
+    assert mime.transfer_decode(b"aGk=\r\naGVsbG8=\r\nd29ybGQ\n", fields) == b"hihelloworld"
+    # Text after the padding that is no base64 (a list's footer) is not decoded as base64.
+    assert mime.transfer_decode(b"aGk=\n--list footer, see http://x.example/\n", fields) == b"hi"
 
 
 def test_quoted_printable_soft_breaks_and_unknown_encodings():
