@@ -108,3 +108,126 @@ def test_first_usable_content_type_wins():
     raw = message(["Content-Type: text/html", "Content-Type: text/plain"], b"<p>a &amp; b</p>\n")
     assert decode_message(raw).texts[0].strip() == "a & b"
 
+
+# -- property: header mutations of real spam never keep its body from the scorer --
+#
+# A mail client reads past each of these mutations of a header block (see the
+# pairs above); so must spamnb.  Real spam from ../shared/corpora, an evenly
+# spaced sample of each corpus's spam; skipped when the corpora are absent.
+
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spamnb import mime
+
+EXAMPLES = int(os.environ.get("SPAMNB_FUZZ_EXAMPLES", "200"))
+PER_CORPUS = 40
+_FIELD_LINE = re.compile(rb"([\x21-\x39\x3b-\x7e]+):")
+_pool: list[tuple[list[bytes], bytes, bytes]] | None = None
+
+
+def _split_header(raw: bytes):
+    """(field units, line end, rest of the message from the blank line), or
+    None when the header block holds anything but fields and their folds."""
+    fields, body_start, pushback = mime.read_headers(raw, 0, len(raw))
+    eol = b"\r\n" if b"\r\n" in raw[:body_start] else b"\n"
+    head = raw[:body_start]
+    if pushback or not head.endswith(eol + eol):
+        return None
+    units: list[bytes] = []
+    for line in head[: -2 * len(eol)].split(eol):
+        if line[:1] in (b" ", b"\t") and units:
+            units[-1] += eol + line
+        elif _FIELD_LINE.match(line):
+            units.append(line)
+        else:
+            return None
+    return units, eol, raw[body_start - len(eol):]
+
+
+def _spam_pool():
+    global _pool
+    if _pool is None:
+        from conftest import CORPORA
+
+        _pool = []
+        for name in ("spamassassin", "trec06p", "ccert_zh"):
+            index = CORPORA / name / "index"
+            if not index.exists():
+                continue
+            spam = [line.split("\t")[1] for line in index.read_text().splitlines() if line.startswith("spam\t")]
+            for relative in spam[:: max(1, len(spam) // PER_CORPUS)][:PER_CORPUS]:
+                split = _split_header((CORPORA / name / relative).read_bytes())
+                if split is not None and _body_tokens(b"\n".join(split[0]).replace(b"\n", split[1])
+                                                      + split[1] + split[2]):
+                    _pool.append(split)
+    if not _pool:
+        pytest.skip("no shared corpora")
+    return _pool
+
+
+BODY_ONLY = TokenizerOptions(headers=())
+
+
+def _body_tokens(raw: bytes) -> list[str]:
+    return message_tokens(decode_message(raw, BODY_ONLY.wants_header), BODY_ONLY)
+
+
+def _mutate(units: list[bytes], eol: bytes, kind: str, at: int, flip: int) -> list[bytes]:
+    units = list(units)
+    fields = [j for j, unit in enumerate(units) if _FIELD_LINE.match(unit)]  # not a junk line added before
+    i = fields[at % len(fields)]
+    name, _, value = units[i].partition(b":")
+    if kind == "blank before the colon":
+        units[i] = name + b" :" + value
+    elif kind == "junk line before a field":
+        units.insert(i, b"this line is no header field")
+    elif kind == "field name case":
+        units[i] = (name.upper() if flip % 2 else name.lower()) + b":" + value
+    elif kind == "duplicate a field at the end":
+        units.append(units[i])
+    elif kind == "garbage Content-Type and encoding first":
+        units.insert(0, b"Content-Transfer-Encoding: x-junk")
+        units.insert(0, b"Content-Type: garbage")
+    elif kind in ("hostile parameter", "fold before the parameters", "encoding with a comment"):
+        for j, unit in enumerate(units):
+            lower = unit.lower()
+            if kind == "hostile parameter" and lower.startswith(b"content-type:"):
+                junk = [b"x*" + b"9" * 5000 + b"*=a", b"y*=idna''q", b"z*=klingon''%FF", b"w*0*=''"][flip % 4]
+                units[j] = unit + b"; " + junk
+            elif kind == "fold before the parameters" and lower.startswith(b"content-type:") and b";" in unit:
+                head, _, rest = unit.partition(b";")
+                if b'"' not in head:
+                    units[j] = head + b";" + eol + b"\t" + rest.lstrip(b" \t")
+            elif kind == "encoding with a comment" and lower.startswith(b"content-transfer-encoding:"):
+                units[j] = unit.rstrip() + b" (as sent)"
+    return units
+
+
+MUTATIONS = ["blank before the colon", "junk line before a field", "field name case",
+             "duplicate a field at the end", "garbage Content-Type and encoding first", "hostile parameter",
+             "fold before the parameters", "encoding with a comment"]
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize="SPAMNB_FUZZ_EXAMPLES" not in os.environ,
+          suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 10_000), st.lists(st.tuples(st.sampled_from(MUTATIONS), st.integers(0, 200),
+                                                  st.integers(0, 3)), min_size=1, max_size=4))
+def test_header_mutations_of_real_spam_keep_its_body_tokens(pick, mutations):
+    pool = _spam_pool()
+    units, eol, rest = pool[pick % len(pool)]
+    original = eol.join(units) + eol + rest
+    mutated_units = units
+    for kind, at, flip in mutations:
+        mutated_units = _mutate(mutated_units, eol, kind, at, flip)
+    mutated = eol.join(mutated_units) + eol + rest
+    expected = _body_tokens(original)
+    assert _body_tokens(mutated) == expected, mutations
+    # ... and they reach the scorer, whatever header fields it reads.
+    scorer_tokens = Counter(message_tokens(decode_message(mutated), TokenizerOptions()))
+    assert not Counter(expected) - scorer_tokens, mutations
