@@ -23,6 +23,12 @@ _ALIASES = {
     "us-ascii": "cp1252", "ascii": "cp1252", "ansi_x3.4-1968": "cp1252",
     "windows-1252": "cp1252", "default": "", "default_charset": "", "charset": "",
     "unknown-8bit": "", "x-unknown": "", "unknown": "",
+    # ISO-2022-JP as mail clients read it (the WHATWG decoder): with the
+    # half-width katakana set (ESC ( I), which Python's iso2022_jp refuses.
+    # 71 trec06p spam use it; read strictly they failed, and their escape
+    # codes were scored as words ("$b"), where the email package and a
+    # client show Japanese.
+    "iso-2022-jp": "iso2022_jp_ext", "csiso2022jp": "iso2022_jp_ext", "iso2022jp": "iso2022_jp_ext",
 }
 
 # Labels that in practice mean "somebody's default", not a statement about
@@ -92,13 +98,21 @@ def decode_text(data: bytes, declared: str | None = None, cut: bool = False) -> 
     character may be incomplete, which no reading holds against it.
     """
     codec = codec_for(declared)
-    if data.isascii() and not codec.startswith(_SEVEN_BIT_PREFIXES):
+    seven_bit = codec.startswith(_SEVEN_BIT_PREFIXES)
+    if data.isascii() and not seven_bit:
         return data.decode("ascii")
     if codec and codec not in _WEAK:
         try:
             return _decode(data, codec, cut=cut)
         except (UnicodeError, LookupError, ValueError):
             pass
+        if seven_bit and data.isascii():
+            # Sniffing would read the escape codes as ASCII words; a stray
+            # bad sequence costs a replacement character, not the text.
+            try:
+                return _decode(data, codec, "replace", cut)
+            except (UnicodeError, LookupError, ValueError):
+                pass
     sniffed = _sniff(data, cut)
     if sniffed is not None:
         return sniffed

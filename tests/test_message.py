@@ -160,3 +160,16 @@ def test_seven_bit_encodings_are_decoded_not_taken_as_ascii(text, charset, codec
     raw = text.encode(codec)
     assert raw.isascii()
     assert decode_message(body_message(raw, charset=charset)).texts[0] == text
+
+
+def test_iso_2022_jp_is_read_as_clients_read_it():
+    # Half-width katakana (ESC ( I), which Python's iso2022_jp refuses and
+    # the WHATWG decoder of mail clients reads; and a bad sequence costs a
+    # replacement character, never the text (its escapes read as words).
+    text = "出会いの広場 ｶﾀｶﾅ 無料"
+    raw = text.encode("iso2022_jp_ext")
+    assert b"\x1b(I" in raw
+    assert decode_message(body_message(raw, charset="iso-2022-jp")).texts[0] == text
+    broken = "出会い".encode("iso2022_jp") + b"\x1b$B\x7f\x7f\x1b(B" + "広場".encode("iso2022_jp")
+    decoded = decode_message(body_message(broken, charset="ISO-2022-JP")).texts[0]
+    assert decoded.startswith("出会い") and decoded.endswith("広場") and "$B" not in decoded
