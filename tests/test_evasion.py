@@ -231,3 +231,24 @@ def test_header_mutations_of_real_spam_keep_its_body_tokens(pick, mutations):
     # ... and they reach the scorer, whatever header fields it reads.
     scorer_tokens = Counter(message_tokens(decode_message(mutated), TokenizerOptions()))
     assert not Counter(expected) - scorer_tokens, mutations
+
+
+def test_reader_agrees_with_the_email_package_on_its_test_messages():
+    # A third-party oracle: the email package (policy.default) on its own
+    # test messages (Lib/test/test_email/data), when this Python ships them.
+    # The one known difference: an attached message's From comment, which
+    # spamnb shows ("barry@python.org (Barry A. Warsaw)") and str() drops.
+    import sys
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from oracle_email import compare, cpython_messages
+
+    messages = cpython_messages()
+    if not messages:
+        pytest.skip("this Python has no test.test_email data")
+    kinds = {origin: compare(raw)[0] for origin, raw in messages}
+    assert len(kinds) >= 40
+    assert {origin for origin, kind in kinds.items() if kind != "same"} <= {"cpython/msg_02.txt", "cpython/msg_06.txt"}
+    assert all(kinds[origin] in ("same", "attached message's From") for origin in kinds)
