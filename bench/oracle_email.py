@@ -18,10 +18,10 @@ dropped).  Each message lands in one class:
 
 - `same`: the same words, in the same order;
 - `same words, other order`: the same multiset;
-- `charset`: the same words once every character outside ASCII is read as
-  a blank on both sides (the two read 8-bit text differently: spamnb
-  sniffs, email trusts the declared charset and replaces what does not
-  decode);
+- `charset`: the same words once every word holding a character outside
+  ASCII is read as a blank on both sides (the two read 8-bit text
+  differently: spamnb sniffs, email trusts the declared charset and
+  replaces what does not decode);
 - `charset: 8-bit text read as CJK by spamnb only` / `charset: CJK read
   differently`: spamnb's sniffing (GB18030, Big5, Shift-JIS...) reads
   two-byte text where the package uses the declared (or no) charset with
@@ -131,11 +131,15 @@ def words(texts: list[str]) -> list[str]:
     return text_tokens("\n".join(texts), options)
 
 
-_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+# A run of characters outside ASCII with the word characters joined to it:
+# how the readers differ there depends on the charset each chose (a GBK or
+# Big5 second byte can be an ASCII letter, a replacement character or a
+# soft hyphen can end a word or not).
+_NOT_ASCII = re.compile(r"[0-9A-Za-z_]*+[^\x00-\x7f]++[0-9A-Za-z_]*+")
 
 
 def ascii_words(texts: list[str]) -> list[str]:
-    """The words left when every character outside ASCII is a blank."""
+    """The words left when every word holding a character outside ASCII is a blank."""
     return words([_NOT_ASCII.sub(" ", text) for text in texts])
 
 

@@ -152,8 +152,15 @@ def _read_parts(parts, result: DecodedMessage) -> None:
         if isinstance(part, mime.AttachedHeaders):
             # An attached message's Subject and From, which a mail client
             # shows above its text, are read as body text (they are not
-            # this message's headers).  Effect measured on the shared
-            # corpora: see RELIABILITY.md, "Hostile mail: evasion".
+            # this message's headers): a spammer who forwards his spam as
+            # an attachment keeps its Subject in view.  Measured together
+            # with the text attachment rule below (`spamnb evaluate`, with
+            # and without both): 26 messages of the shared corpora gain
+            # words (25 ham, 1 spam), 41 with both rules, and accuracy is
+            # level: 1-ROCA % online, spamassassin 0.1049 without both,
+            # 0.1054 with (spam missed at 0.1 % ham lost 8.65 -> 8.28 %),
+            # 5 folds 0.0279 -> 0.0278, trec06p online 0.0280 either way.
+            # So the choice rests on what a client shows.
             shown = [decode_header_value(value) for name in ("subject", "from")
                      if (value := mime.field(part.fields, name)) is not None]
             text = visible("\n".join(shown))[:room]
@@ -175,7 +182,9 @@ def _read_parts(parts, result: DecodedMessage) -> None:
         # A text/plain part marked as an attachment is still text a client
         # shows (Thunderbird and Apple Mail inline it by default): read as
         # text, and its type and name counted as an attachment's as well.
-        # Effect measured on the shared corpora: see RELIABILITY.md.
+        # Marking the spam's text so hid it from us (-2.16 on the sample
+        # model).  15 messages of the shared corpora gain words (13 ham:
+        # patches and logs, 2 spam); accuracy level (see above).
         if attachment and ctype == "text/plain":
             result.attachments.append((ctype, decode_header_value(mime.filename(part.fields))))
             attachment = False
