@@ -124,13 +124,50 @@ def decode_message(raw: bytes, wanted_header: Callable[[str], bool] | None = Non
         return result
     except Exception:  # a safety net: mime reads any bytes without raising
         pass
-    return DecodedMessage(texts=[decode_text(raw[: 4 * MAX_TEXT_CHARS])[:MAX_TEXT_CHARS]], parse_failed=True)
+    cut = len(raw) > 4 * MAX_TEXT_CHARS
+    return DecodedMessage(texts=[visible(decode_text(raw[: 4 * MAX_TEXT_CHARS], cut=cut))[:MAX_TEXT_CHARS]],
+                          parse_failed=True)
+
+
+# Characters no client draws, which split a word for the tokenizer but not
+# for the reader: NUL (HTML ignores it in text, and a text/plain viewer
+# shows nothing), the soft hyphen (shown only where a line breaks), zero
+# width space, word joiner and the zero width no-break space (BOM).
+# "fr\0ee" is "free" on screen.  Zero width (non-)joiners are left: they
+# change how Persian or Indic text is written.
+_INVISIBLE = re.compile("[\x00\u00ad\u200b\u2060\ufeff]+")
+
+
+def visible(text: str) -> str:
+    """`text` without the characters no client draws (linear: one pass)."""
+    if text.isascii() and "\x00" not in text:
+        return text
+    return _INVISIBLE.sub("", text)
 
 
 def _read_parts(parts, result: DecodedMessage) -> None:
     room = MAX_TEXT_CHARS
-    html_budget = None  # what reading HTML may still cost, all parts together (htmltext.Budget)
+    html_budget: list = []  # the message's htmltext.Budget, once an HTML part needs one
     for part in parts:
+        if isinstance(part, mime.AttachedHeaders):
+            # An attached message's Subject and From, which a mail client
+            # shows above its text, are read as body text (they are not
+            # this message's headers): a spammer who forwards his spam as
+            # an attachment keeps its Subject in view.  Measured together
+            # with the text attachment rule below (`spamnb evaluate`, with
+            # and without both): 26 messages of the shared corpora gain
+            # words (25 ham, 1 spam), 41 with both rules, and accuracy is
+            # level: 1-ROCA % online, spamassassin 0.1049 without both,
+            # 0.1054 with (spam missed at 0.1 % ham lost 8.65 -> 8.28 %),
+            # 5 folds 0.0279 -> 0.0278, trec06p online 0.0280 either way.
+            # So the choice rests on what a client shows.
+            shown = [decode_header_value(value) for name in ("subject", "from")
+                     if (value := mime.field(part.fields, name)) is not None]
+            text = visible("\n".join(shown))[:room]
+            if text:
+                room -= len(text)
+                result.texts.append(text)
+            continue
         ctype = part.content_type
         disposition = mime.field(part.fields, "content-disposition") or b""
         if "parameters" not in result.cut and (mime.params_cut(disposition)
@@ -141,23 +178,47 @@ def _read_parts(parts, result: DecodedMessage) -> None:
         # attachment recovers the body of 79 % of ccert_zh ham and 5 % of its
         # spam, which were otherwise scored on headers alone.
         broken_multipart = ctype.startswith("multipart/")
-        if (ctype.startswith("text/") or broken_multipart) and not disposition.lower().startswith(b"attachment"):
+        attachment = disposition.lstrip(b" \t\r\n").lower().startswith(b"attachment")
+        # A text/plain part marked as an attachment is still text a client
+        # shows (Thunderbird and Apple Mail inline it by default): read as
+        # text, and its type and name counted as an attachment's as well.
+        # Marking the spam's text so hid it from us (-2.16 on the sample
+        # model).  15 messages of the shared corpora gain words (13 ham:
+        # patches and logs, 2 spam); accuracy level (see above).
+        if attachment and ctype == "text/plain":
+            result.attachments.append((ctype, decode_header_value(mime.filename(part.fields))))
+            attachment = False
+        if (ctype.startswith("text/") or broken_multipart) and not attachment:
             if room <= 0:
                 continue
-            body = mime.transfer_decode(part.body, part.fields)[: 4 * room]  # at most 4 bytes a character
-            text = decode_text(body, mime.charset(part.fields))
-            if ctype == "text/html" or (broken_multipart and _looks_like_html(text)):
-                from .htmltext import Budget, html_to_text  # only for mail that has HTML
-
-                if html_budget is None:
-                    html_budget = Budget()
-                text, urls = html_to_text(text, html_budget)
-                result.urls.extend(urls)
+            try:
+                text = _part_text(part, ctype, broken_multipart, room, result, html_budget)
+            except Exception:  # a safety net: one part's failure never costs the others
+                text = visible(decode_text(part.body[: 4 * room], cut=len(part.body) > 4 * room))
             text = text[:room]
             room -= len(text)
             result.texts.append(text)
         else:
             result.attachments.append((ctype, decode_header_value(mime.filename(part.fields))))
+
+
+def _part_text(part, ctype: str, broken_multipart: bool, room: int, result: DecodedMessage,
+               html_budget: list) -> str:
+    """A text part's visible text; `html_budget` holds the message's one
+    htmltext.Budget once an HTML part needs it (what reading HTML may
+    still cost, all parts together)."""
+    decoded = mime.transfer_decode(part.body, part.fields)
+    body = decoded[: 4 * room]  # at most 4 bytes a character
+    text = visible(decode_text(body, mime.charset(part.fields), cut=len(decoded) > len(body)))
+    if ctype == "text/html" or (broken_multipart and _looks_like_html(text)):
+        from .htmltext import Budget, html_to_text  # only for mail that has HTML
+
+        if not html_budget:
+            html_budget.append(Budget())
+        text, urls = html_to_text(text, html_budget[0])
+        result.urls.extend(urls)
+        text = visible(text)  # again: character references (&#8203;) become such characters too
+    return text
 
 
 _HTML_MARKERS = ("<html", "<body", "<p>", "<br", "<div", "<table", "<font")
@@ -182,7 +243,7 @@ def decode_header_value(value) -> str:
     """
     if isinstance(value, bytes):
         data = value
-    elif value.isascii() and "=?" not in value and "\n" not in value:
+    elif value.isascii() and "=?" not in value and "\n" not in value and "\x00" not in value:
         return value  # what the steps below give such a value (display names: one call per address)
     else:
         # In a str, raw 8-bit bytes are surrogate escapes (a display name from
@@ -191,7 +252,7 @@ def decode_header_value(value) -> str:
         data = str(value).encode("utf-8", "surrogateescape")
     data = data.replace(b"\r\n", b"\n").replace(b"\n\t", b" ").replace(b"\n ", b" ")
     if b"=?" not in data:
-        return decode_text(data)
+        return visible(decode_text(data))
     # Adjacent encoded words of one charset are joined as bytes before
     # decoding: senders split a multi-byte character across two words.
     # Each piece gathers its bytes in a list, joined once: adding bytes to
@@ -219,7 +280,7 @@ def decode_header_value(value) -> str:
                 pieces.append((charset, [decoded]))
         position = match.end()
     pieces.append((None, [data[position:]]))
-    return "".join(decode_text(b"".join(chunks), charset) for charset, chunks in pieces).strip()
+    return visible("".join(decode_text(b"".join(chunks), charset) for charset, chunks in pieces)).strip()
 
 
 def decode_addresses(value, limit: int | None = None) -> list[tuple[str, str]]:

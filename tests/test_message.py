@@ -73,6 +73,19 @@ def test_chinese_that_also_reads_as_korean_stays_chinese(text):
     assert decode_text(text.encode("gb2312")) == text
 
 
+@pytest.mark.parametrize("text,declared", [("正规发票 invoice " * 50, "utf-8"), ("正规发票 invoice " * 50, None),
+                                           ("正规发票 invoice " * 50, "gb2312"), ("發票優惠 " * 50, "big5")])
+def test_a_cut_inside_a_character_keeps_the_charset(text, declared):
+    # A size cap may end the bytes inside a character: the reading must be the
+    # uncut one's, less that character, never another charset's.
+    codec = {"gb2312": "gb18030", "big5": "big5hkscs"}.get(declared, "utf-8")
+    data = text.encode(codec)
+    for cut in range(len(data) - 8, len(data)):
+        got = decode_text(data[:cut], declared, cut=True)
+        assert text.startswith(got) and len(got.encode(codec)) >= cut - 3, (cut, got[-10:])
+    assert decode_text(data[:-1], declared, cut=True) == text[:-1]  # the last is a space
+
+
 def test_decode_text_never_raises_on_garbage():
     for data in (bytes(range(256)), b"\xff\xfe\x00\x00" * 100, b"\x80" * 3):
         assert isinstance(decode_text(data, "gb2312"), str)
@@ -147,3 +160,16 @@ def test_seven_bit_encodings_are_decoded_not_taken_as_ascii(text, charset, codec
     raw = text.encode(codec)
     assert raw.isascii()
     assert decode_message(body_message(raw, charset=charset)).texts[0] == text
+
+
+def test_iso_2022_jp_is_read_as_clients_read_it():
+    # Half-width katakana (ESC ( I), which Python's iso2022_jp refuses and
+    # the WHATWG decoder of mail clients reads; and a bad sequence costs a
+    # replacement character, never the text (its escapes read as words).
+    text = "出会いの広場 ｶﾀｶﾅ 無料"
+    raw = text.encode("iso2022_jp_ext")
+    assert b"\x1b(I" in raw
+    assert decode_message(body_message(raw, charset="iso-2022-jp")).texts[0] == text
+    broken = "出会い".encode("iso2022_jp") + b"\x1b$B\x7f\x7f\x1b(B" + "広場".encode("iso2022_jp")
+    decoded = decode_message(body_message(broken, charset="ISO-2022-JP")).texts[0]
+    assert decoded.startswith("出会い") and decoded.endswith("広場") and "$B" not in decoded

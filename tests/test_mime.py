@@ -16,7 +16,7 @@ from spamnb.message import DecodedMessage, decode_addresses, decode_message
 
 def leaves(raw: bytes, max_parts=500, max_depth=50):
     fields, parts = mime.parse(raw, max_parts, max_depth)
-    return fields, [(part.content_type, part.body) for part in parts]
+    return fields, [(part.content_type, part.body) for part in parts if isinstance(part, mime.Part)]
 
 
 # --- header blocks ---
@@ -29,11 +29,23 @@ def test_folded_header_keeps_its_folds_and_drops_the_separator(eol):
     assert raw[body_start:] == b"body" and pushback == b""
 
 
-def test_line_without_colon_starts_the_body():
-    raw = b"Subject: a\nthis is no header\nTo: b@c\n"
+def test_line_without_colon_starts_the_body_unless_a_field_follows():
+    # No field before the blank line: a mailer forgot the blank line.
+    raw = b"Subject: a\nthis is no header\nnor this\n\nTo: b@c\n"
     fields, body_start, _ = mime.read_headers(raw, 0, len(raw))
     assert fields == [("subject", b"a")]
-    assert raw[body_start:] == b"this is no header\nTo: b@c\n"
+    assert raw[body_start:] == b"this is no header\nnor this\n\nTo: b@c\n"
+    # A field follows: the junk lines are skipped, as Thunderbird and mime4j do.
+    for eol in (b"\n", b"\r\n", b"\r"):
+        raw = eol.join([b"Subject: a", b"this is no header", b"nor this", b"To: b@c", b"", b"body"])
+        fields, body_start, _ = mime.read_headers(raw, 0, len(raw))
+        assert fields == [("subject", b"a"), ("to", b"b@c")] and raw[body_start:] == b"body", eol
+
+
+def test_blanks_before_the_colon_are_the_obsolete_syntax():
+    raw = b"Subject : a\nContent-Type\t: text/html\n\nbody"
+    fields, body_start, _ = mime.read_headers(raw, 0, len(raw))
+    assert fields == [("subject", b"a"), ("content-type", b"text/html")] and raw[body_start:] == b"body"
 
 
 def test_envelope_line_stray_continuation_and_nameless_field_are_dropped():
@@ -101,23 +113,35 @@ def test_missing_close_delimiter_ends_the_last_part_at_the_end():
     assert leaves(raw)[1] == [("text/plain", b"one"), ("text/plain", b"two")]
 
 
-def test_boundary_lines_need_a_line_of_their_own():
+def test_boundary_lines_start_a_line_and_end_the_boundary_with_a_blank():
     raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b \t\n\nx --b\n--bb\n--b--x\n--b--\n"
     assert leaves(raw)[1] == [("text/plain", b"x --b\n--bb\n--b--x")]
+    # RFC 2046: the line need only start with the boundary; what follows a blank is ignored.
+    raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b junk\n\none\n--b\tmore\n\ntwo\n--b-- end\nepilogue\n"
+    assert leaves(raw)[1] == [("text/plain", b"one"), ("text/plain", b"two")]
 
 
-def test_a_run_of_boundary_lines_opens_one_part():
-    raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b\n--b\n--b--\nContent-Type: text/html\n\nx\n--b--\n"
+def test_a_run_of_boundary_lines_opens_one_part_and_a_closing_line_ends_it():
+    raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b\n--b\nContent-Type: text/html\n\nx\n--b--\n"
     assert leaves(raw)[1] == [("text/html", b"x")]
+    # "--b", "--b--": an empty part and the close; what follows is the epilogue.
+    raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b\n\nx\n--b\n--b--\nhidden epilogue\n"
+    assert leaves(raw)[1] == [("text/plain", b"x")]
+
+
+def test_a_multipart_that_closes_before_any_part_has_none():
+    # Its preamble is shown by no client; a boundary never seen keeps the one-body reading.
+    raw = b"Content-Type: multipart/mixed; boundary=b\n\nhidden preamble\n--b--\n"
+    assert leaves(raw)[1] == []
 
 
 def test_boundaryless_multipart_is_one_body():
     no_parameter = b"Content-Type: multipart/alternative\n\n<html>hi</html>\n"
-    never_seen = b"Content-Type: multipart/alternative; boundary=zz\n\n<html>hi</html>\n--zz--\nafter\n"
+    never_seen = b"Content-Type: multipart/alternative; boundary=zz\n\n<html>hi</html>\n--z\n--zzz\n"
     assert leaves(no_parameter)[1] == [("multipart/alternative", b"<html>hi</html>\n")]
-    assert leaves(never_seen)[1] == [("multipart/alternative", b"<html>hi</html>\n")]
+    assert leaves(never_seen)[1] == [("multipart/alternative", b"<html>hi</html>\n--z\n--zzz\n")]
     decoded = decode_message(never_seen)
-    assert decoded.texts[0].strip() == "hi" and decoded.attachments == []
+    assert decoded.texts[0].split() == ["hi", "--z", "--zzz"] and decoded.attachments == []
 
 
 def test_message_rfc822_is_a_nested_message():
@@ -125,7 +149,8 @@ def test_message_rfc822_is_a_nested_message():
            b"Subject: inner\nContent-Type: text/plain\n\nforwarded words\n--b--\n")
     decoded = decode_message(raw)
     assert decoded.headers == [("subject", "outer"), ("content-type", "multipart/mixed; boundary=b")]
-    assert decoded.texts == ["forwarded words"]
+    # The attached message's Subject (and From) are shown by a client above its text.
+    assert decoded.texts == ["inner", "forwarded words"]
 
 
 def test_digest_parts_default_to_messages():
@@ -159,6 +184,10 @@ def test_base64_with_junk_missing_padding_and_garbage():
     assert mime.transfer_decode(b"aGVs\r\nbG8g!!d29y*bGQ=\n", fields) == b"hello world"
     assert mime.transfer_decode(b"aGVsbG8", fields) == b"hello"
     assert mime.transfer_decode(b"abcde", fields) == b"abcde"  # cannot decode: kept as it is
+    # Lines encoded one by one (padding inside): a client decodes on after the padding.
+    assert mime.transfer_decode(b"aGk=\r\naGVsbG8=\r\nd29ybGQ\n", fields) == b"hihelloworld"
+    # Text after the padding that is no base64 (a list's footer) is not decoded as base64.
+    assert mime.transfer_decode(b"aGk=\n--list footer, see http://x.example/\n", fields) == b"hi"
 
 
 def test_quoted_printable_soft_breaks_and_unknown_encodings():
