@@ -113,6 +113,8 @@ class TokenCounts:
             amounts.extend(bag.values())
             classes.extend([label] * len(bag))
             self.messages[label] += sign
+        if sign < 0 and self.messages.min() < 0:  # a message with no known token is taken out too
+            raise ValueError("unlearning a message that was never learned: counts went negative")
         if not ids:
             return
         id_array = np.asarray(ids, dtype=np.intp)

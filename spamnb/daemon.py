@@ -280,13 +280,14 @@ class Listener:
 
 class _Connection:
     __slots__ = ("sock", "inbox", "outbox", "closing", "events", "last_active", "request_started",
-                 "busy", "closed", "protocol", "eof", "head")
+                 "busy", "closed", "protocol", "eof", "head", "write_progress")
 
     def __init__(self, sock, now: float, protocol: str = "spamnb") -> None:
         self.sock = sock
         self.protocol = protocol
         self.eof = False              # the client shut its side: answer what is whole, then close
         self.head = None              # spamd: (method, headers, body length, head length) once parsed
+        self.write_progress = now     # when the client last took reply bytes (or replies began to wait)
         self.inbox = bytearray()
         self.outbox = bytearray()
         self.closing = False          # answer what is queued, then hang up
@@ -414,9 +415,17 @@ class Daemon:
             elif kind == "wake":
                 self._drain_wakeups()
             elif isinstance(kind, _Worker):
-                self._on_worker(kind, mask)
+                try:
+                    self._on_worker(kind, mask)
+                except Exception as error:  # noqa: BLE001 -- one worker's trouble must not stop the daemon
+                    log(f"worker (pid {kind.pid}): {type(error).__name__}: {error}; replaced")
+                    self._worker_gone(kind)
             else:
-                self._on_connection(kind, mask)
+                try:
+                    self._on_connection(kind, mask)
+                except Exception as error:  # noqa: BLE001 -- one client's request must not stop the daemon
+                    log(f"a connection failed: {type(error).__name__}: {error}; closed")
+                    self._close(kind)
 
     def _select_timeout(self) -> float | None:
         if self.queue and any(w.connection is None for w in self.workers):
@@ -436,16 +445,19 @@ class Daemon:
 
     def _accept(self, listener: Listener) -> None:
         while True:
-            if len(self.connections) >= self.max_connections and not self._evict_idlest():
-                # Every connection has work in progress: the rest wait in the backlog.
-                self._stop_listening()
-                return
             try:
                 sock, address = listener.sock.accept()
             except BlockingIOError:
                 return
             except OSError as error:
                 log(f"accept failed: {_reason(error)}")
+                return
+            # Full: the connection idle longest makes room for one that is here
+            # (never for nobody, and never the newcomer itself).
+            if len(self.connections) >= self.max_connections and not self._evict_idlest():
+                log(f"{len(self.connections)} connections, each with work in progress: turned one away")
+                sock.close()
+                self._stop_listening()  # until one of them closes
                 return
             refusal = self._refusal(sock, listener, address)
             if refusal:
@@ -505,6 +517,8 @@ class Daemon:
             if not data:
                 connection.eof = True
                 self._take_request(connection)  # spamd answers a cut-off request with an error
+                if connection.closed:
+                    return
                 if not (connection.busy or connection.outbox or self._whole(connection)):
                     self._close(connection)
                     return
@@ -532,8 +546,8 @@ class Daemon:
             return
         (size,) = HEADER.unpack_from(inbox)
         if size > self.max_bytes:
-            connection.outbox += _error(f"a request of {size:,} bytes is over the limit of "
-                                        f"{self.max_bytes:,} (is this a spamnb client?)")
+            self._queue_reply(connection, _error(f"a request of {size:,} bytes is over the limit of "
+                                                 f"{self.max_bytes:,} (is this a spamnb client?)"))
             connection.closing = True
             self.buffered -= len(inbox)
             inbox.clear()
@@ -573,7 +587,7 @@ class Daemon:
 
     def _refuse_request(self, connection: _Connection, reply: bytes) -> None:
         """Answer without a worker (an error, PONG), then hang up."""
-        connection.outbox += reply
+        self._queue_reply(connection, reply)
         connection.closing = True
         self.buffered -= len(connection.inbox)
         connection.inbox = bytearray()
@@ -611,18 +625,33 @@ class Daemon:
         self.buffered += len(payload) + HEADER.size
         return HEADER.pack(len(payload)) + payload
 
+    def _queue_reply(self, connection: _Connection, reply: bytes) -> None:
+        """Replies wait in the outbox, counted in the buffer budget like requests."""
+        if not connection.outbox:
+            connection.write_progress = self._clock()
+        connection.outbox += reply
+        self.buffered += len(reply)
+
     def _flush(self, connection: _Connection) -> None:
+        held = len(connection.outbox)
         while connection.outbox:
             try:
                 sent = connection.sock.send(connection.outbox, _SEND_FLAGS)
             except BlockingIOError:
-                return
+                break
             except OSError:
                 self._close(connection)
                 return
             del connection.outbox[:sent]
+            self.buffered -= sent
+        if len(connection.outbox) < held:
+            connection.write_progress = self._clock()
+        if connection.outbox:
+            return
         if connection.closing and not connection.busy:
             self._close(connection)
+        elif not connection.busy and not connection.closed:
+            self._take_request(connection)  # one may have waited for the outbox to drain
 
     def _readable(self, connection: _Connection) -> bool:
         if connection.closing or connection.busy or connection.eof or len(connection.outbox) >= OUTBOX_LIMIT:
@@ -652,8 +681,9 @@ class Daemon:
             self.selector.unregister(connection.sock)
             connection.events = 0
         connection.sock.close()
-        self.buffered -= len(connection.inbox)
+        self.buffered -= len(connection.inbox) + len(connection.outbox)
         connection.inbox = bytearray()
+        connection.outbox = bytearray()
         self.connections.discard(connection)
         if not self.listening and not self.stopping:
             for listener in self.listeners:
@@ -791,7 +821,7 @@ class Daemon:
         connection.busy = False
         if connection.closed:
             return
-        connection.outbox += reply
+        self._queue_reply(connection, reply)
         if connection.protocol == "spamd" or (connection.eof and not self._whole(connection)):
             connection.closing = True  # spamd: one request a connection
         connection.last_active = self._clock()
@@ -865,12 +895,21 @@ class Daemon:
                 if worker.connection is not None and not worker.killed and worker.handed <= overdue:
                     log(f"the worker (pid {worker.pid}) did not stop at the deadline; killed it")
                     worker.killed = True
-                    os.kill(worker.pid, signal.SIGKILL)  # its end of file answers the client
+                    try:
+                        os.kill(worker.pid, signal.SIGKILL)  # its end of file answers the client
+                    except ProcessLookupError:
+                        pass  # already gone: its end of file is on the way
         for connection in list(self.connections):
+            if connection.outbox and now - connection.write_progress > self.read_seconds:
+                # A client that does not take its replies holds memory and a slot: not for ever.
+                log(f"a client took no reply bytes for {self.read_seconds:g} s; closed")
+                self._close(connection)
+                continue
             if connection.busy or connection.closed:
                 continue
             if connection.request_started is not None and now - connection.request_started > self.read_seconds:
-                connection.outbox += _error(f"the request did not arrive whole within {self.read_seconds:g} s")
+                self._queue_reply(connection,
+                                  _error(f"the request did not arrive whole within {self.read_seconds:g} s"))
                 connection.closing = True
                 self.buffered -= len(connection.inbox)
                 connection.inbox = bytearray()
@@ -879,6 +918,7 @@ class Daemon:
             elif not connection.inbox and not connection.outbox and \
                     now - connection.last_active > self.idle_seconds:
                 self._close(connection)
+        self._reap()  # workers that left since (a retired one exits after its socket closes)
         spare = [w for w in self.workers if w.connection is None]
         for worker in spare[:max(0, len(self.workers) - self.base_workers)]:
             if now - worker.idle_since > SPARE_IDLE_SECONDS:
@@ -949,15 +989,21 @@ def _spamd_reply(payload: bytes, model, timeout: float | None, max_bytes: int, l
     (length,) = HEADER.unpack_from(payload, 1)
     request = json.loads(payload[1 + HEADER.size:1 + HEADER.size + length])
     body = payload[1 + HEADER.size + length:]
-    learn = None if learn_path is None else (lambda raw, label, remove: learn_one(learn_path, raw, label, remove))
+    from .errors import BusyError
+
+    learn = None if learn_path is None else (
+        lambda raw, label, remove: learn_one(learn_path, raw, label, remove, lock_wait=timeout))
     try:
         return spamd.answer(model, request["method"], request["headers"], body, timeout, max_bytes, learn)
+    except BusyError as error:  # another writer holds the model: the client may tell again later
+        return spamd.error(str(error), spamd.EX_TEMPFAIL)
     except Exception as error:  # noqa: BLE001 -- a bug on one message must not end the worker
         log(f"a spamd {request['method']} of {len(body):,} bytes failed: {type(error).__name__}: {error}")
         return spamd.error(f"{type(error).__name__}", spamd.EX_SOFTWARE)
 
 
-def learn_one(model_path: str, raw: bytes, label: str | None, remove: bool) -> None:
+def learn_one(model_path: str, raw: bytes, label: str | None, remove: bool,
+              lock_wait: float | None = None) -> None:
     """spamd TELL: learn (relabelling a message learned the other way) or forget one message,
     as `spamnb learn` does (appended to the model's journal where it can be)."""
     import tempfile
@@ -970,11 +1016,11 @@ def learn_one(model_path: str, raw: bytes, label: str | None, remove: bool) -> N
             file.write(raw)
         if remove:
             for each in [label] if label else ["spam", "ham"]:
-                report, _ = learn_file(model_path, **{each: [path]}, forget=True)
+                report, _ = learn_file(model_path, **{each: [path]}, forget=True, lock_wait=lock_wait)
                 if sum(report.forgotten.values()):
                     break
         else:
-            learn_file(model_path, **{label: [path]}, relabel=True)
+            learn_file(model_path, **{label: [path]}, relabel=True, lock_wait=lock_wait)
     log(f"{'forgot' if remove else 'learned'} a message of {len(raw):,} bytes"
         f"{'' if label is None else ' as ' + label} (spamd TELL)")
 

@@ -320,8 +320,9 @@ class Model(Scorer):
             self.recent_raw = np.concatenate([self.recent_raw, raw])[-RECENT_SCORES:]
             self.recent_labels = np.concatenate([self.recent_labels,
                                                  np.asarray(labels, dtype=np.uint8)])[-RECENT_SCORES:]
+        # Calibration stays the base's, as every reader of the file sees it
+        # (scorer.LiveTable); incremental.compact refits.
         self.refresh(keep_calibration=True)
-        self.refit_from_recent()
 
     def _check_structure(self) -> None:
         """Section shapes and values consistent with the vocabulary size.

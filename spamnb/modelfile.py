@@ -299,6 +299,7 @@ class ModelFile:
         self._body_crc = body_crc
         self._body_end = body_start + body_length
         self._journal_state = None
+        self.identity: tuple[int, int] | None = None
 
     @property
     def journal_bytes(self) -> int:
@@ -377,7 +378,8 @@ def read_model(path: str | os.PathLike, verify: bool = True) -> ModelFile:
         # Without blocking, and only a regular file: a FIFO at the model path
         # would otherwise hang classify, filter and learn in open().
         with open_regular(path) as handle:
-            size = os.fstat(handle.fileno()).st_size
+            info = os.fstat(handle.fileno())
+            size = info.st_size
             data = mmap.mmap(handle.fileno(), 0, prot=mmap.PROT_READ) if size else b""
     except FileNotFoundError:
         raise ModelError(f"no model at {path}; train one with `spamnb train`") from None
@@ -388,6 +390,7 @@ def read_model(path: str | os.PathLike, verify: bool = True) -> ModelFile:
     except (OSError, ValueError) as error:
         raise ModelError(f"cannot read model {path}: {getattr(error, 'strerror', None) or error}") from None
     model_file = parse_model(path, data)
+    model_file.identity = (info.st_dev, info.st_ino)  # the file read, for a learn that appends to it
     if verify:
         model_file.verify()
     return model_file

@@ -187,6 +187,10 @@ class LiveTable:
     def __len__(self) -> int:
         return self._size + self._state.vocabulary
 
+    def messages(self, label: int) -> int:
+        """Messages learned as `label` (0 ham, 1 spam), the journal included."""
+        return self._base_messages[label] + self._state.messages[label]
+
     def place(self, token: str) -> tuple[int, int]:
         """(base index or -1, key) of a token, looked up once."""
         found = self._places.get(token)
@@ -210,6 +214,10 @@ class LiveTable:
             n_spam += change[1]
         elif index < 0:
             return None
+        if n_ham < 0 or n_spam < 0:
+            from .errors import ModelError
+
+            raise ModelError("the model's journal takes out more than it holds; not usable, retrain it")
         if n_ham + n_spam <= 0:
             return None  # every message that held it was forgotten
         return index, n_ham, n_spam

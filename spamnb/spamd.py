@@ -72,13 +72,16 @@ def parse_head(head: bytes, max_body: int) -> tuple[str, dict[str, str], int]:
     length = 0
     if method in BODY_METHODS:
         text = headers.get("content-length")
-        if text is None or not text.isdigit():
+        if text is None or not text.isascii() or not text.isdigit():
             raise ProtocolError("Content-length is required, a number of bytes")
+        if len(text) > 12:  # int() of thousands of digits is slow, and refused past 4,300
+            raise ProtocolError(f"a message of {len(text)} digits of bytes is over the limit of {max_body:,}",
+                                EX_DATAERR)
         length = int(text)
         if length > max_body:
             raise ProtocolError(f"a message of {length:,} bytes is over the limit of {max_body:,}", EX_DATAERR)
     if headers.get("compress", "zlib") != "zlib":
-        raise ProtocolError(f"unknown Compress: {headers['compress'][:20]}")
+        raise ProtocolError(f"unknown Compress: {headers['compress'][:20]!a}")
     return method, headers, length
 
 
@@ -89,7 +92,8 @@ def response(code: int, headers: list[tuple[str, str]] = (), body: bytes | None 
     lines += [f"{name}: {value}" for name, value in headers]
     if body is not None:
         lines.append(f"Content-length: {len(body)}")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("ascii") + (body or b"")
+    # ASCII whatever a message text holds (a client's bytes echoed in an error).
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("ascii", "replace") + (body or b"")
 
 
 def error(exception: ProtocolError | str, code: int = EX_PROTOCOL) -> bytes:
@@ -145,6 +149,8 @@ def decompress(body: bytes, headers: dict[str, str], limit: int) -> bytes:
         raise ProtocolError("the zlib body does not inflate", EX_DATAERR) from None
     if inflater.unconsumed_tail:
         raise ProtocolError(f"the message inflates past {limit:,} bytes", EX_DATAERR)
+    if not inflater.eof:
+        raise ProtocolError("the zlib body ends before its stream does", EX_DATAERR)
     return raw
 
 

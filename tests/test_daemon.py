@@ -320,3 +320,31 @@ def test_a_fifo_at_the_model_path_is_not_opened(tmp_path, sample_model):
         assert daemon.log().count("is not a regular file") == 1
     finally:
         daemon.stop()
+
+
+def test_a_client_that_takes_no_replies_is_closed_and_others_are_served(daemon_factory, tmp_path):
+    # Found by review: such a client kept its slot and its replies for ever.
+    spamd_path = tmp_path / "spamd" / "spamd.sock"
+    spamd_path.parent.mkdir(mode=0o700)
+    daemon = daemon_factory("--spamd", spamd_path, limits={"READ_SECONDS": 1.0, "MAX_CONNECTIONS": 3})
+    body = MESSAGE + b"x" * 4_000_000  # PROCESS answers with the whole message
+    hoarder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    hoarder.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    hoarder.connect(str(spamd_path))
+    hoarder.sendall(f"PROCESS SPAMC/1.5\r\nContent-length: {len(body)}\r\n\r\n".encode() + body)
+    daemon.wait_for_log("took no reply bytes for 1 s; closed", seconds=30)
+    with Client(str(daemon.socket)) as client:
+        assert client.score(MESSAGE)["label"]
+    hoarder.close()
+
+
+def test_the_last_slot_is_not_emptied_when_nobody_waits(daemon_factory):
+    # Found by review: reaching the cap closed the idlest connection at once.
+    daemon = daemon_factory(limits={"MAX_CONNECTIONS": 3})
+    idle = [connect(daemon.socket, timeout=0.5) for _ in range(3)]
+    time.sleep(0.5)
+    for sock in idle:
+        with pytest.raises(TimeoutError):
+            sock.recv(1)  # still open: nothing to read, no end of file
+    for sock in idle:
+        sock.close()

@@ -199,3 +199,37 @@ def test_other_event_models_are_rewritten_whole(tmp_path):
     report, _ = learn_file(path, ham=[str(SPAM[0])], relabel=True)
     assert report.relabelled == 1
     assert read_model(path).journal_bytes == 0 and os.stat(path).st_ino != inode
+
+
+def test_the_first_fit_threshold_is_the_model_s():
+    from spamnb import model
+
+    assert incremental.RECENT_MINIMUM == model.RECENT_MINIMUM
+
+
+def test_classify_and_a_full_load_agree_on_a_journal_model(half_model, tmp_path):
+    """Every reader of a model with a journal uses the same calibration and cutoffs."""
+    path = fresh(half_model, tmp_path)
+    for message in SPAM[23:35] + HAM[23:35]:
+        learn_file(path, **{"spam" if message in SPAM else "ham": [str(message)]})
+    assert read_model(path).journal_bytes > 0
+    live, whole = Scorer.open(path), Model.load(path)
+    assert (live.cutoffs.spam, live.cutoffs.ham) == (whole.cutoffs.spam, whole.cutoffs.ham)
+    for message in SPAM[35:] + HAM[35:]:
+        a, b = live.score_message(message.read_bytes()), whole.score_message(message.read_bytes())
+        assert a.label == b.label and abs(a.log_odds - b.log_odds) < 1e-4
+
+
+def test_forgetting_more_messages_than_were_learned_is_refused(half_model, tmp_path):
+    """A message of unknown words forgotten with --force, once more than the model
+    holds of its class: refused, never a negative message count."""
+    path = fresh(half_model, tmp_path)
+    ham_learned = int(Model.load(path).messages[0])
+    strangers = []
+    for index in range(ham_learned + 1):
+        stranger = tmp_path / f"stranger{index}.eml"
+        stranger.write_bytes(f"Subject: qqzx{index}\n\nqqzxv{index} wwqxz{index}\n".encode())
+        strangers.append(str(stranger))
+    with pytest.raises(ValueError, match="never learned"):
+        learn_file(path, ham=strangers, forget=True, force=True)
+    assert counts_of(path) == counts_of(half_model)  # nothing written

@@ -216,3 +216,24 @@ def test_spamd_on_a_unix_socket(model, tmp_path):
     finally:
         server.stop()
     assert not path.exists()
+
+
+def test_requests_that_once_crashed_the_daemon_are_answered_and_it_goes_on(spamd, tmp_path):
+    # Found by review: each of these ended `serve` (exit 70) before.
+    huge = raw_request(spamd.port, b"CHECK SPAMC/1.5\r\nContent-length: " + b"1" * 5000 + b"\r\n\r\n")
+    assert huge.startswith(b"SPAMD/1.5 65 EX_DATAERR")
+    odd = raw_request(spamd.port, b"CHECK SPAMC/1.5\r\nContent-length: 1\r\nCompress: \xff\r\n\r\nx")
+    assert odd.startswith(b"SPAMD/1.5 76 EX_PROTOCOL unknown Compress")
+    with socket.create_connection(("127.0.0.1", spamd.port), timeout=20) as sock:
+        sock.sendall(b"CHECK SPAMC/1.5\r\n")  # half a head, then gone with a reset
+        time.sleep(0.3)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, __import__("struct").pack("ii", 1, 0))
+    import zlib
+
+    cut = zlib.compress(HAM_FILE.read_bytes())[:-8]
+    truncated = raw_request(spamd.port, b"CHECK SPAMC/1.5\r\nCompress: zlib\r\n"
+                            + f"Content-length: {len(cut)}\r\n\r\n".encode() + cut)
+    assert truncated.startswith(b"SPAMD/1.5 65 EX_DATAERR the zlib body ends before its stream does")
+    time.sleep(0.3)
+    assert spamd.process.poll() is None, spamd.log()
+    assert raw_request(spamd.port, b"PING SPAMC/1.5\r\n\r\n") == b"SPAMD/1.5 0 PONG\r\n\r\n"
