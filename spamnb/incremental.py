@@ -8,6 +8,10 @@ record (journal.py) with what changed.  The same decisions as
 training.learn are taken message by message (duplicates, relabelling,
 forgetting, train on error, the scores kept for refitting), so the counts
 are those a whole rewrite gives, count for count (tests/test_incremental.py).
+One difference, on purpose: within one run of several messages, each is
+scored (for --on-error, and for the score kept for refitting) by the model
+with the run's earlier messages already in it, as if they had come one
+`learn` at a time; training.learn scores a run with the model as loaded.
 
 The journal is folded into a new base, with calibration and cutoffs refitted
 from the recorded scores, once it holds more than COMPACT_BYTES: readers

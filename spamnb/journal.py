@@ -25,7 +25,7 @@ journal into a new base and renames it into place instead.
 
 When the journal outgrows its budget (`learn`'s compaction rule, see
 spamnb.incremental) it is folded into a new base: Model.load applies it,
-Model.save writes the result, calibration and cutoffs are refitted then.
+calibration and cutoffs are refitted, Model.save writes the result.
 
 Standard library only: a scoring process reads the journal without numpy.
 """
