@@ -66,7 +66,13 @@ class _Digests:
             return None if changed < 0 else changed
         at = bisect_left(self._keys, digest)
         if at < len(self._keys) and self._keys[at] == digest:
-            return self._classes[at]
+            label = self._classes[at]
+            if label not in (HAM, SPAM):
+                from .errors import ModelError
+
+                raise ModelError("the model's record of learned messages holds a class that is "
+                                 "neither spam nor ham; not usable, retrain it")
+            return label
         return None
 
 

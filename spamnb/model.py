@@ -183,6 +183,11 @@ class Model(Scorer):
         holds; after training from scratch it is refitted.
         """
         counts = self._counts
+        present = (counts.occurrences.sum(axis=0) + counts.documents.sum(axis=0)) > 0
+        if not present.all():
+            # A token no message holds is not in the vocabulary V (an import may
+            # list one): V, and the journal's count of it, stay what learning says.
+            counts = self._counts = counts.subset(present)
         keys = counts.keys
         order = np.argsort(keys, kind="stable")
         if (order != np.arange(len(order))).any():

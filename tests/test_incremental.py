@@ -233,3 +233,24 @@ def test_forgetting_more_messages_than_were_learned_is_refused(half_model, tmp_p
     with pytest.raises(ValueError, match="never learned"):
         learn_file(path, ham=strangers, forget=True, force=True)
     assert counts_of(path) == counts_of(half_model)  # nothing written
+
+
+def test_a_token_no_message_holds_is_not_in_the_vocabulary(tmp_path):
+    """An import may list a token with all counts 0; V must not count it, or the
+    journal would count it a second time when a message brings it back."""
+    from spamnb.counts import TokenCounts
+    from spamnb.options import TrainOptions
+
+    counts = TokenCounts.from_arrays(["free", "ghost", "meeting"], [[1, 0, 5], [6, 0, 1]], [[1, 0, 3], [4, 0, 1]],
+                                     [4, 5])
+    model = Model.from_counts(counts, TrainOptions())
+    assert model.vocabulary_size == 2 and model.lookup("ghost") is None
+    path = str(tmp_path / "m.spamnb")
+    model.save(path)
+    message = tmp_path / "ghost.eml"
+    message.write_bytes(b"Subject: ghost\n\nghost free\n")
+    learn_file(path, spam=[str(message)])
+    rewritten = Model.load(path)
+    rewritten.save(str(tmp_path / "again.spamnb"))
+    assert Model.load(str(tmp_path / "again.spamnb")).vocabulary_size == \
+        int(Model.load(path).meta["vocabulary"]) + read_model(path).journal()[0].vocabulary
