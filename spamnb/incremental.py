@@ -145,25 +145,17 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     for label, tokens, _, digest in tokenized_messages(sources, scorer.options, report.reading,
                                                        newer_than=newer_than):
         name = LABELS[label]
-        previous = learned.get(digest, digests.label(digest))
-        if previous is not None and previous < 0:
-            previous = None
-        if forget:
-            if previous != label and not force:
-                report.not_learned += 1
-                continue
+        previous = digests.label(digest)  # the journal's changes, this run's included, then the base
+        action = report.decide(previous, label, forget, relabel, force)
+        if action == "skip":
+            continue
+        if action == "forget":
             count(tokens, label, -1)
             learned[digest] = -1
             state.learned[digest] = -1
             report.forgotten[name] += 1
             continue
-        if previous == label and not force:
-            report.duplicates += 1
-            continue
-        if previous is not None and previous != label:
-            if not relabel:
-                report.conflicts += 1
-                continue
+        if action == "relabel":
             count(tokens, previous, -1)
             report.relabelled += 1
         elif on_error and scorer.score_tokens(tokens).label == name:

@@ -256,21 +256,15 @@ def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forge
                                                        newer_than=newer_than):
         name = LABELS[label]
         previous = counts.learned.get(digest)
-        if forget:
-            if previous != label and not force:
-                report.not_learned += 1
-                continue
+        action = report.decide(previous, label, forget, relabel, force)
+        if action == "skip":
+            continue
+        if action == "forget":
             counts.add([tokens], [label], sign=-1)
             counts.learned.pop(digest, None)
             report.forgotten[name] += 1
             continue
-        if previous == label and not force:
-            report.duplicates += 1
-            continue
-        if previous is not None and previous != label:
-            if not relabel:
-                report.conflicts += 1
-                continue
+        if action == "relabel":
             counts.add([tokens], [previous], sign=-1)
             report.relabelled += 1
         elif on_error and model.score_tokens(tokens).label == name:

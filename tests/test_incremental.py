@@ -107,6 +107,20 @@ def test_the_command_line_appends_and_compacts(half_model, tmp_path, monkeypatch
     assert read_model(path).journal_bytes == 0 and os.stat(path).st_ino != before
 
 
+def in_child(work) -> int:
+    """Run `work` in a forked child and return its pid; the child exits 0 when
+    `work` returns, 1 when it raises."""
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            work()
+            status = 0
+        finally:
+            os._exit(status)
+    return pid
+
+
 def _counts_after_a_clean_run(half_model, tmp_path, message, compact):
     path = fresh(half_model, tmp_path, "after")
     if compact:
@@ -134,25 +148,14 @@ def test_sigkill_at_100_moments_leaves_the_model_before_or_after(half_model, tmp
         learn_file(path, spam=[str(message)])
 
     started = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            child()
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+    assert os.waitpid(in_child(child), 0)[1] == 0
     duration = time.monotonic() - started
     rng = random.Random(13)
     seen = {"before": 0, "after": 0}
     for moment in range(100):
         with open(path, "wb") as file:  # back to before (no reader holds it)
             file.write(pristine)
-        pid = os.fork()
-        if pid == 0:
-            try:
-                child()
-            finally:
-                os._exit(0)
+        pid = in_child(child)
         time.sleep(rng.uniform(0, duration * 1.2))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
@@ -173,18 +176,11 @@ def test_four_concurrent_learners_equal_a_serial_run(half_model, tmp_path):
             label = "spam" if message in SPAM else "ham"
             learn_file(serial, **{label: [str(message)]})
     shared = fresh(half_model, tmp_path, "shared")
-    children = []
-    for share in shares:
-        pid = os.fork()
-        if pid == 0:
-            status = 1
-            try:
-                for message in share:  # one learn per message, interleaved with the others
-                    learn_file(shared, **{"spam" if message in SPAM else "ham": [str(message)]})
-                status = 0
-            finally:
-                os._exit(status)
-        children.append(pid)
+    def learner(share):
+        for message in share:  # one learn per message, interleaved with the others
+            learn_file(shared, **{"spam" if message in SPAM else "ham": [str(message)]})
+
+    children = [in_child(lambda share=share: learner(share)) for share in shares]
     for pid in children:
         assert os.waitpid(pid, 0)[1] == 0
     assert counts_of(shared) == counts_of(serial)
