@@ -243,6 +243,12 @@ class Model(Scorer):
     # -- reading and writing -------------------------------------------------
 
     @classmethod
+    def open(cls, path: str | os.PathLike, model_file=None) -> "Model":
+        """A Model holds every count, so opening one is loading it whole
+        (Scorer.open maps a model for scoring only)."""
+        return cls.load(path)
+
+    @classmethod
     def load(cls, path: str | os.PathLike) -> "Model":
         """Read a whole model, checking every byte (scoring alone: Scorer.open)."""
         model_file = read_model(path)
