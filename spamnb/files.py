@@ -83,3 +83,68 @@ def stdin_problem(descriptor: int = 0) -> str | None:
         except OSError:
             pass
     return f"standard input is {kind(mode)}, not a file or pipe"
+
+
+def write_text_output(path: str, produce) -> None:
+    """Call `produce(stream)` to write UTF-8 text to `path`, or to standard
+    output for `-`, whatever the locale says.
+
+    A regular file (or a new one) is written to a temporary file beside it,
+    flushed to disk and renamed over it, so a failure leaves what was there;
+    a device or FIFO already at the path (/dev/stdout, a pipe) is written
+    into, never replaced.  A missing folder, read-only file system, full
+    disk or missing permission raises FileError naming the path.
+    """
+    import io
+
+    from .errors import FileError, file_error
+
+    if path == "-":
+        import sys
+
+        stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="surrogateescape", newline="\n")
+        try:
+            produce(stream)
+            stream.flush()
+        except OSError as error:
+            raise file_error("standard output", error) from None
+        finally:
+            stream.detach()  # closing the wrapper must not close stdout
+        return
+    try:
+        existing = os.stat(path)
+    except FileNotFoundError:
+        existing = None
+    except OSError as error:
+        raise file_error(path, error) from None
+    try:
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            if stat.S_ISDIR(existing.st_mode):
+                raise FileError(f"cannot write {path}: it is a directory")
+            with open(path, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as stream:
+                produce(stream)
+            return
+        directory = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(directory):
+            raise FileError(f"cannot write {path}: its folder {directory} does not exist")
+        import tempfile
+
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    except OSError as error:
+        raise file_error(path, error) from None
+    try:
+        with open(descriptor, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as stream:
+            produce(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        if existing is not None:
+            os.chmod(temporary, existing.st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException as error:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        if isinstance(error, OSError):
+            raise file_error(path, error) from None
+        raise
