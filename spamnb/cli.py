@@ -297,6 +297,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
       spamnb train ./mail --headers subject,from --event-model bernoulli
       spamnb train ./mail --scheduler tcp://10.0.0.5:8786    # on a Dask cluster
     """
+    from .progress import phases
     from .scoring import Cutoffs
     from .workers import executor_for
     from .training import labelled_folder, train as train_model, expected_messages
@@ -325,25 +326,18 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
 
     path = _model_path(model_path)
     check_writable(path)
-    show_progress = not quiet and sys.stderr.isatty()
-    with executor_for(jobs, scheduler) as (executor, workers):
-        if show_progress:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn)
-            from rich.console import Console
-
-            total = expected_messages([*spam_paths, *ham_paths])
-            with Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(),
-                          TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-                task = bar.add_task("train", total=total)
-                model, report = train_model(spam_paths, ham_paths, options, cutoffs,
-                                            lambda origin: bar.advance(task), executor, workers)
-        else:
-            model, report = train_model(spam_paths, ham_paths, options, cutoffs, None, executor, workers)
-    with locked(path):
-        _keep_what_was_taught(path, model.counts.learned, replace, "this training",
-                              "`spamnb learn` the new mail into it")
-        model.save(path)
+    with phases(quiet) as shown, executor_for(jobs, scheduler) as (executor, workers):
+        if shown.drawn:
+            shown.phase("counting messages")
+            shown.phase("reading and counting", expected_messages([*spam_paths, *ham_paths]),
+                        then="counting: workers finishing")
+        model, report = train_model(spam_paths, ham_paths, options, cutoffs, shown.advance if shown.drawn else None,
+                                    executor, workers, phases=shown)
+        shown.phase("writing the model")
+        with locked(path):
+            _keep_what_was_taught(path, model.counts.learned, replace, "this training",
+                                  "`spamnb learn` the new mail into it")
+            model.save(path)
     for line in skipped_summary(report.skipped):
         click.echo(f"spamnb: {line}", err=True)
     if not quiet:
@@ -544,7 +538,9 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     import json
 
     from . import render
-    from .evaluation import load_corpus, run_protocol
+    from .evaluation import index_sources, load_corpus, run_protocol
+    from .progress import phases
+    from .training import expected_messages
 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
@@ -569,12 +565,19 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
         if Model.load(model_path).options != options:
             raise OptionError(f"{model_path} was trained with other options than this evaluation; "
                               "evaluate with the same options so the cutoffs mean the same thing")
-    try:
-        corpus = load_corpus(source, options)
-        result, scores, protocol = run_protocol(corpus, options, share=share, folds=folds, online=online,
-                                                shuffle=shuffle, seed=seed)
-    except ValueError as error:
-        raise InputError(str(error)) from None
+    with phases() as shown:
+        try:
+            total = None
+            if shown.drawn:
+                shown.phase("counting messages")
+                total = (expected_messages([os.path.join(source, "spam"), os.path.join(source, "ham")])
+                         if os.path.isdir(source) else len(index_sources(source)))
+            shown.phase("reading and tokenizing", total)
+            corpus = load_corpus(source, options, shown.advance)
+            result, scores, protocol = run_protocol(corpus, options, share=share, folds=folds, online=online,
+                                                    shuffle=shuffle, seed=seed, phases=shown)
+        except ValueError as error:
+            raise InputError(str(error)) from None
     result["protocol"] = protocol
     result["skipped"] = len(corpus.report.skipped)
     if tune:
@@ -796,12 +799,19 @@ def merge(models, output, replace):
     """
     from .model import Model
     from .modelfile import locked
+    from .progress import phases
     from .upkeep import merge as merge_models
 
     if len(models) < 2:
         raise OptionError("merge needs at least two models")
-    with locked(output):
-        merged, report = merge_models([Model.load(path) for path in models])
+    with phases() as shown, locked(output):
+        loaded = []
+        for number, path in enumerate(models, 1):
+            shown.phase(f"reading model {number} of {len(models)}")
+            loaded.append(Model.load(path))
+        shown.phase("adding the counts")
+        merged, report = merge_models(loaded)
+        shown.phase("writing the model")
         _keep_what_was_taught(output, merged.counts.learned, replace, "the merged model",
                               "name it among the models to merge")
         merged.save(output)
@@ -872,15 +882,19 @@ def prune(min_count, older_than, model_path):
     """
     from .model import Model
     from .modelfile import keep_backup, locked
+    from .progress import phases
     from .upkeep import prune as prune_tokens
 
     if not min_count and older_than is None:
         raise OptionError("say what to prune: --min-count N and/or --older-than DAYS")
     path = _model_path(model_path)
-    with locked(path):
+    with phases() as shown, locked(path):
+        shown.phase("reading the model")
         model = Model.load(path)
+        shown.phase("pruning")
         removed, kept = prune_tokens(model, min_count, older_than)
         if removed:
+            shown.phase("writing the model")
             backup = keep_backup(path)
             model.save(path)
     click.echo(f"pruned {removed:,} tokens, kept {kept:,}"

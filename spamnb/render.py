@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from io import TextIOBase
 
 from .scoring import Score
 from .sources import Skipped, display
+
+# A token or file name holding bytes that are not UTF-8 carries them as lone
+# surrogates (surrogateescape), which no UTF-8 stream can take: they are
+# written as \udcXX escapes (in JSON, the escape JSON itself uses).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _writable(text: str) -> str:
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
 
 def _finite(value: float) -> float:
     # JSON has no infinity; a clamped number keeps every line parseable.
@@ -67,15 +78,15 @@ class ScoreWriter:
     def write(self, origin: str, score: Score) -> None:
         record = score_record(origin, score, self.explain)
         if self.fmt == "jsonl":
-            self.stream.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+            self.stream.write(_writable(json.dumps(record, ensure_ascii=False, allow_nan=False)) + "\n")
         elif self.fmt == "json":
             self._records.append(record)
         elif self.fmt == "tsv":
-            path = record["path"].replace("\t", " ").replace("\n", " ")
+            path = _writable(record["path"].replace("\t", " ").replace("\n", " "))
             self.stream.write(f"{path}\t{record['label']}\t{record['score']:.6f}\t{record['log_odds']:.4f}\n")
         else:
             self.stream.write(f"{record['label']:<6}  {score.probability:.4f}  "
-                              f"{_finite(score.log_odds):+9.2f}  {record['path']}\n")
+                              f"{_finite(score.log_odds):+9.2f}  {_writable(record['path'])}\n")
             if self.explain:
                 self._write_explanation(record)
         self.stream.flush()
@@ -88,7 +99,7 @@ class ScoreWriter:
         for term in terms[:1]:
             write(f"        {term['contribution']:+8.3f}  ({term['term']})\n")
         for effect in record["explain"]:
-            write(f"        {effect['contribution']:+8.3f}  {effect['token']}  "
+            write(f"        {effect['contribution']:+8.3f}  {_writable(effect['token'])}  "
                   f"(weight {effect['weight']:+.3f} × {effect['count']})\n")
         for term in terms[1:]:
             write(f"        {term['contribution']:+8.3f}  ({term['tokens']:,} {term['term']})\n")
@@ -100,7 +111,7 @@ class ScoreWriter:
 
     def close(self) -> None:
         if self.fmt == "json":
-            json.dump(self._records, self.stream, ensure_ascii=False, indent=2, allow_nan=False)
+            self.stream.write(_writable(json.dumps(self._records, ensure_ascii=False, indent=2, allow_nan=False)))
             self.stream.write("\n")
 
 
