@@ -95,9 +95,12 @@ MAX_SIZE_LIMIT = 1 << 30
 EXIT_STATUS_HELP = """\b
 Exit status:
   0   done (classify: every message given was scored)
-  3   model error: missing, unreadable, corrupt, foreign or too new
+  3   model error: missing, unreadable, corrupt, foreign or too new; or a
+      file cannot be written (missing folder, read-only file system, full
+      disk, permission): the line names the path
   4   input error: a path does not exist or nothing in it could be read
-  64  usage error: bad options
+  64  usage error: bad options or settings; or a model holding messages the
+      new one lacks was left alone (give --replace)
   75  filter: the message was passed through untouched (EX_TEMPFAIL);
       classify --server: no server answered
   70  internal error (a bug: please report it)
