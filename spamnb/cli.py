@@ -329,7 +329,8 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
 
     path = _model_path(model_path)
     check_writable(path)
-    with phases(quiet) as shown, executor_for(jobs, scheduler) as (executor, workers):
+    # The workers are forked before the display's drawing thread starts.
+    with executor_for(jobs, scheduler) as (executor, workers), phases(quiet) as shown:
         if shown.drawn:
             shown.phase("counting messages")
             shown.phase("reading and counting", expected_messages([*spam_paths, *ham_paths]),

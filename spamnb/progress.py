@@ -67,11 +67,14 @@ class TerminalPhases(Phases):
         if self._task is None:
             return
         self._done += 1
+        if self._then and self._total and self._done >= self._total:
+            # Every step done while the phase goes on: a new phase with a
+            # spinner, so the display does not stand still at 100 %.
+            self.phase(self._then)
+            return
         update = {"advance": 1}
         if self._total:
             update["steps"] = f"{self._done:,}/{self._total:,}"
-            if self._then and self._done >= self._total:
-                update["description"] = self._then
         self._bar.update(self._task, **update)
 
 
