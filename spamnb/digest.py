@@ -8,10 +8,14 @@ message after `spamnb filter` added its header are one message.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 STATUS_HEADER = "X-Spamnb-Status"
+# The value `spamnb filter` writes (filtering.status_value), whatever the
+# field's name (`--header X-Custom`): `Yes, score=0.9987, log-odds=6.64,
+# model=NAME` and maybe `, reason="…"`.  A field holding it is taken out of
+# the digest and never tokenized, as the fields of the known names are.
+STATUS_VALUE = r"(?:Yes|No|Unsure), score=[0-9.]+, log-odds=[-+]?(?:[0-9.]+|inf), model="
 
 
 def status_header_pattern(name: str = STATUS_HEADER) -> re.Pattern:
@@ -21,12 +25,18 @@ def status_header_pattern(name: str = STATUS_HEADER) -> re.Pattern:
 
 
 _STATUS = status_header_pattern()
-# What spamnb's filter and spamd add, in either style: taken out before hashing,
-# so a filtered message is the same message to `learn`.
-_ADDED = [_STATUS] + [status_header_pattern(name) for name in ("X-Spam-Flag", "X-Spam-Level", "X-Spam-Status")]
+# What spamnb's filter and spamd add, in either style, and a status field of
+# any other name (`filter --header X-Custom`), known by its value: taken out
+# before hashing, so a filtered message is the same message to `learn`.
+_ANY_STATUS = re.compile(rb"^[\x21-\x39\x3b-\x7e]+:[ \t]*" + STATUS_VALUE.encode("ascii")
+                         + rb"[^\n]*\n(?:[ \t][^\n]*\n)*", re.MULTILINE)
+_ADDED = [_STATUS, _ANY_STATUS] + [status_header_pattern(name)
+                                   for name in ("X-Spam-Flag", "X-Spam-Level", "X-Spam-Status")]
 
 
 def message_digest(raw: bytes) -> int:
+    import hashlib  # here, not above: the tokenizer imports STATUS_VALUE on the scoring path
+
     data = raw.replace(b"\r\n", b"\n")
     if data.startswith(b"From "):
         data = data.split(b"\n", 1)[1] if b"\n" in data else b""

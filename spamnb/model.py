@@ -507,6 +507,41 @@ class Model(Scorer):
         index = self.table.index(token)
         return None if index < 0 else self._row(index, token)
 
+    def weight_note(self, token: str, row: dict | None) -> str | None:
+        """Why a looked-up token weighs nothing, in words (None when it weighs):
+        never counted (a stop word), never seen, or the rule that set its λ
+        to 0 (keyword list, feature selection, minimum strength)."""
+        options = self.options
+        if row is None:
+            if token in options.tokenizer.stopwords:
+                return "a stop word: never counted"
+            return "never seen in training"
+        if row["weight"] != 0:
+            return None
+        if self.messages.min() <= 0:
+            return "the model has not seen both spam and ham yet: every weight is 0"
+        if options.keywords and token not in options.keywords:
+            return "not on the keyword list (--keywords): weighs 0"
+        in_messages = row["spam_messages"] + row["ham_messages"]
+        if options.min_df > 1 and in_messages < options.min_df:
+            return f"in {in_messages:,} messages, fewer than --min-df {options.min_df}: weighs 0"
+        s = self._sections
+        index = self.table.index(token)
+        strength, _ = token_weights(s["occurrences"][:, [index]].astype(np.float64),
+                                    s["documents"][:, [index]].astype(np.float64),
+                                    self.messages.astype(np.float64),
+                                    s["occurrences"].sum(axis=1, dtype=np.int64).astype(np.float64),
+                                    self.vocabulary_size, options.event_model, options.alpha,
+                                    options.robinson, 0.0)
+        weight = float(strength[0])
+        if options.min_strength > 0 and abs(weight) < options.min_strength:
+            return f"|λ| = {abs(weight):.3f} < --min-strength {options.min_strength:g}"
+        if options.max_features:
+            return f"not among the --max-features {options.max_features:,} most informative tokens: weighs 0"
+        if weight == 0:
+            return "as often in spam as in ham: λ = 0"
+        return None
+
     def _row(self, index: int, token: str) -> dict:
         s = self._sections
         return {"token": token, "weight": float(s["weights"][index]),
@@ -552,3 +587,31 @@ class Model(Scorer):
         chosen = chosen[np.argsort(keys[chosen], kind="stable")]
         tokens = self.counts.tokens
         return [self._row(index, tokens[index]) for index in chosen.tolist()]
+
+
+def messages_on_record(path: str | os.PathLike) -> dict[int, int] | None:
+    """The messages a model file holds, digest → class, journal included; None
+    when there is no model there, or none that can be read (nothing in it can
+    be kept then).  Reads only the digest sections, not the vocabulary."""
+    try:
+        model_file = read_model(path)
+        learned: dict[int, int] = {}
+        if "digests" in model_file.meta.get("sections", {}):
+            learned = dict(zip(model_file.array("digests").tolist(), model_file.array("digest_classes").tolist()))
+        state, _ = model_file.journal()
+        for digest, label in state.learned.items():
+            if label < 0:
+                learned.pop(digest, None)
+            else:
+                learned[digest] = label
+        return learned
+    except (ModelError, KeyError, TypeError, ValueError, IndexError):
+        return None
+
+
+def messages_lost(before: dict[int, int] | None, after: dict[int, int]) -> int:
+    """How many messages on record `before` are not in `after` with the same label:
+    what replacing the first model by the second would make it forget."""
+    if not before:
+        return 0
+    return sum(1 for digest, label in before.items() if after.get(digest) != label)

@@ -155,53 +155,38 @@ def check_writable(path: str | os.PathLike):
     except OSError as error:
         raise ModelError(f"cannot create the model's directory {directory}: {error.strerror or error}") from None
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise ModelError(f"cannot write a model in {directory}: permission denied")
+        raise ModelError(f"cannot write a model in {directory}: {_unwritable(directory)}")
     return real
+
+
+def _unwritable(directory) -> str:
+    """Why a folder os.access says cannot be written to cannot: its file system
+    is mounted read-only, or permission is missing."""
+    try:
+        if os.statvfs(directory).f_flag & os.ST_RDONLY:
+            return "read-only file system"
+    except OSError:
+        pass
+    return "permission denied"
 
 
 def atomic_write(path: str | os.PathLike, chunks) -> None:
     path = check_writable(path)
-    directory = path.parent
-    import tempfile  # with shutil, bz2 and lzma: 8 ms a scoring process need not pay
+    from .files import replace_atomically
 
+    def write(handle) -> None:
+        for chunk in chunks:
+            handle.write(chunk)
+
+    # Keeps the permissions an admin gave an existing model (say, group
+    # readable for the MTA); a new model is private (0600), since its
+    # vocabulary is a digest of the owner's mail.
     try:
-        descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        replace_atomically(path, write)
     except OSError as error:
-        raise ModelError(f"cannot write a model in {directory}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            # Keep the permissions an admin gave an existing model (say, group
-            # readable for the MTA); a new model is private (mkstemp: 0600),
-            # since its vocabulary is a digest of the owner's mail.
-            os.chmod(temp_name, os.stat(path).st_mode & 0o7777)
-        except FileNotFoundError:
-            pass
-        os.replace(temp_name, path)
-    except BaseException as error:
-        try:
-            os.unlink(temp_name)
-        except OSError:
-            pass
-        if isinstance(error, OSError):
-            raise ModelError(f"cannot write model {path}: {error.strerror or error}; "
-                             "the previous model, if any, is unchanged") from None
-        raise
+        raise ModelError(f"cannot write model {path}: {error.strerror or error}; "
+                         "the previous model, if any, is unchanged") from None
     _sweep_stale_temporaries(path)
-    try:
-        directory_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(directory_fd)  # make the rename itself durable
-    except OSError:
-        pass
-    finally:
-        os.close(directory_fd)
 
 
 # A writer killed by SIGKILL (or a power cut) leaves its temporary file; a
@@ -230,13 +215,48 @@ def _sweep_stale_temporaries(path) -> None:
             pass  # someone else's file, or already gone: not ours to worry about
 
 
+def keep_backup(path: str | os.PathLike) -> str:
+    """Keep the model at `path` as it is now as `MODEL.bak` (replacing an older
+    backup) before a write that drops part of it (prune); returns its name.
+
+    A hard link: the model is about to be replaced by rename, so the link is
+    the old file itself, kept at no cost; a copy where links are refused.
+    """
+    source = os.fspath(path)
+    backup = source + ".bak"
+    temporary = f"{backup}.{os.getpid()}.tmp"
+    try:
+        try:
+            os.link(source, temporary)
+        except OSError:
+            import shutil
+
+            shutil.copy2(source, temporary)
+        os.replace(temporary, backup)
+    except OSError as error:
+        from .files import discard
+
+        discard(temporary)
+        raise ModelError(f"cannot keep a backup of {source} as {backup}: {error.strerror or error}; "
+                         "the model is unchanged") from None
+    return backup
+
+
+def lock_path_of(path: str | os.PathLike) -> str:
+    """Where the writers of the model at `path` take their lock: `.MODEL.lock` beside it."""
+    directory, name = os.path.split(os.fspath(path))
+    return os.path.join(directory, f".{name}.lock")
+
+
 class locked:
     """`with locked(path):` holds an exclusive lock for a read-modify-write
     of the model at `path`.
 
-    The lock is on a sidecar file (`MODEL.lock`), not the model, because the
-    model is replaced by rename and a lock on the old inode would not stop a
-    writer that opened the new one.  Readers take no lock: they see the old
+    The lock is on a hidden sidecar file (`.MODEL.lock`, kept: removing it
+    would let a writer lock the unlinked file while another locks a new one),
+    not the model, because the model is replaced by rename and a lock on the
+    old inode would not stop a writer that opened the new one.  Hidden, so a
+    folder listing shows the model alone.  Readers take no lock: they see the old
     or the new file whole, never half of one.  (A class, not
     contextlib.contextmanager: contextlib is 0.7 ms of a scoring process's start.)
     """
@@ -247,7 +267,7 @@ class locked:
         self.wait = wait  # seconds to wait for another writer; None: as long as it takes
 
     def __enter__(self) -> None:
-        lock_path = os.fspath(check_writable(self.path)) + ".lock"
+        lock_path = lock_path_of(check_writable(self.path))
         try:
             # Created if missing; never blocks on a FIFO put there instead.
             descriptor = os.open(lock_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC,

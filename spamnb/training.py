@@ -205,14 +205,15 @@ def expected_messages(paths: Sequence[str]) -> int:
 
 def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,
           cutoffs: Cutoffs | None = None, progress: Callable[[str], None] | None = None,
-          executor=None, workers: int = 1) -> tuple[Model, TrainReport]:
+          executor=None, workers: int = 1, phases=None) -> tuple[Model, TrainReport]:
     """Train a model on the messages under the `spam` and `ham` paths.
 
     `executor` spreads the decoding, tokenizing and counting over `workers`
     processes or a Dask cluster (see workers.py); the model is the same
     count for count.  Unreadable files are listed in the report and
     skipped.  Raises InputError when a path does not exist or a class ends
-    up with no message.
+    up with no message.  `phases` (progress.Phases) is told when weighing
+    and calibrating start; `progress` is called per message read.
     """
     options = options or TrainOptions()
     check_paths([*spam, *ham])
@@ -226,7 +227,11 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
     if empty:
         raise InputError(f"no {' and no '.join(empty)} messages could be read; "
                          "naive Bayes needs examples of both classes")
+    if phases is not None:
+        phases.phase("weighing tokens")
     model = Model.from_counts(counts, options, cutoffs)
+    if phases is not None:
+        phases.phase("fitting calibration and cutoffs")
     calibrate(model, sample, tune=cutoffs is None)
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
