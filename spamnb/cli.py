@@ -213,10 +213,13 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 @click.option("--scheduler", metavar="ADDRESS",
               help="Count on a Dask cluster instead (tcp://HOST:PORT of its scheduler; needs "
                    "spamnb[dask] here and on the workers).  The model is the same as a local run's.")
+@click.option("--memory-budget", type=click.IntRange(1), default=64, show_default=True, metavar="MB",
+              help="Megabytes of counts held in memory while training; past it, sorted runs spill to a "
+                   "folder beside the model.  Changes the memory used, never the model.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
           chunk, min_df, max_features, min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file,
-          spam_cutoff, ham_cutoff, jobs, scheduler, quiet):
+          spam_cutoff, ham_cutoff, jobs, scheduler, memory_budget, quiet):
     """Train a model from labelled mail and write it.
 
     FOLDER holds spam/ and ham/ (each a directory of message files, a Maildir
@@ -233,7 +236,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     """
     from .scoring import Cutoffs
     from .workers import executor_for
-    from .training import labelled_folder, train as train_model, expected_messages
+    from .training import labelled_folder, train_file, expected_messages
     from .render import skipped_summary
 
     if folder:
@@ -270,11 +273,11 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
             with Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
                 task = bar.add_task("train", total=total)
-                model, report = train_model(spam_paths, ham_paths, options, cutoffs,
-                                            lambda origin: bar.advance(task), executor, workers)
+                report = train_file(path, spam_paths, ham_paths, options, cutoffs,
+                                    lambda origin: bar.advance(task), executor, workers, memory_budget << 20)
         else:
-            model, report = train_model(spam_paths, ham_paths, options, cutoffs, None, executor, workers)
-    model.save(path)
+            report = train_file(path, spam_paths, ham_paths, options, cutoffs, None, executor, workers,
+                                memory_budget << 20)
     for line in skipped_summary(report.skipped):
         click.echo(f"spamnb: {line}", err=True)
     if not quiet:
