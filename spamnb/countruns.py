@@ -33,14 +33,15 @@ import numpy as np
 
 ROWS = 4  # occurrences ham, spam; documents ham, spam
 COUNT_BYTES = 8 + 4 * ROWS  # a key and its four 32-bit counts, as spilled
-DEFAULT_BUDGET = 64 << 20
-"""Bytes of counts and token text held in memory before a spill.  64 MiB
+DEFAULT_BUDGET = 32 << 20
+"""Bytes of counts and token text held in memory before a spill.  32 MiB
 keeps the 1,000,000-message synthetic run under 1 GB for the whole process
 tree (BENCHMARKS.md, scale table); the budget only moves the spill point,
 never the result."""
 MERGE_CHUNK = 1 << 18
 """At most this many entries are read from each run per step of the k-way merge."""
 FAN_IN = 16
+GATHER_STRINGS = 1 << 16
 _U4_MAX = 2**32 - 1
 
 
@@ -65,6 +66,9 @@ class Run:
 def gather_text(text: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The byte strings text[starts[i]:starts[i] + lengths[i]], concatenated."""
     lengths = lengths.astype(np.int64)
+    if len(lengths) > GATHER_STRINGS:  # the index below is 8 bytes a byte gathered: a piece at a time
+        return np.concatenate([gather_text(text, starts[i:i + GATHER_STRINGS], lengths[i:i + GATHER_STRINGS])
+                               for i in range(0, len(lengths), GATHER_STRINGS)])
     total = int(lengths.sum())
     if total == 0:
         return np.zeros(0, dtype=np.uint8)
@@ -81,7 +85,11 @@ def sum_counts(keys: np.ndarray, counts: np.ndarray) -> Run:
     if len(keys) == 0:
         return Run(keys.astype(np.uint64), np.zeros((ROWS, 0), dtype=np.uint32))
     first = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    summed = np.add.reduceat(counts[:, order].astype(np.uint64), first, axis=1)
+    counts = counts[:, order]
+    del order
+    if len(first) == len(keys):  # nothing to add up
+        return Run(keys, counts.astype(np.uint32, copy=False))
+    summed = np.add.reduceat(counts, first, axis=1, dtype=np.uint64)
     if summed.size and int(summed.max()) > _U4_MAX:
         raise ValueError(f"a count past {_U4_MAX:,}: out of range for the model format")
     return Run(keys[first], summed.astype(np.uint32))

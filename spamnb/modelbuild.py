@@ -68,7 +68,7 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
         largest = 0
         wanted = (np.unique(np.concatenate([keys for keys, _ in sample])) if sample
                   else np.zeros(0, dtype=np.uint64))
-        picked = np.zeros((4, len(wanted)), dtype=np.int64)
+        picked = np.zeros((4, len(wanted)), dtype=np.uint32)
         for chunk in tally.store.merged_counts():
             counts_run.append(chunk)
             totals += chunk.counts[0:2].sum(axis=1, dtype=np.int64)

@@ -249,7 +249,6 @@ def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: Tra
         collect(in_flight.popleft())
     if sample is None:
         return []
-    # Python ints (as token_key gives): the held-out scorer counts them in a Counter.
     return [(kept[number][0], kept[number][1]) for number in sorted(sample.items)]  # reading order
 
 
@@ -352,6 +351,25 @@ def _count(spam, ham, options, progress, executor, workers, budget, directory):
     return tally, report, sample
 
 
+def release_freed_memory() -> None:
+    """Have glibc give large freed blocks back to the system at once.
+
+    Its default raises the size above which blocks are mapped (and unmapped
+    when freed) to the largest block freed so far, so once the first chunk's
+    arrays are freed every later chunk comes from the heap, which is not
+    given back: the process grew by a chunk's worth per chunk.  A fixed
+    threshold keeps every array of 128 KiB or more mapped.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 128 << 10)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass  # not glibc: its allocator decides
+
+
 def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,
                cutoffs: Cutoffs | None = None, progress: Callable[[str], None] | None = None,
                executor=None, workers: int = 1, budget: int = DEFAULT_BUDGET) -> TrainReport:
@@ -362,7 +380,7 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
     and Model.save would write, count for count and weight for weight.
     (--max-features ranks every token at once: that option trains in memory.)
     """
-    from .modelbuild import write_trained_model
+    from . import modelbuild
     from .modelfile import check_writable
 
     options = options or TrainOptions()
@@ -372,9 +390,10 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
         return report
     started = time.perf_counter()
     directory = os.fspath(check_writable(path).parent)
+    release_freed_memory()
     tally, report, sample = _count(spam, ham, options, progress, executor, workers, budget, directory)
     try:
-        report.vocabulary = write_trained_model(path, tally, options, cutoffs, sample, today(), budget)
+        report.vocabulary = modelbuild.write_trained_model(path, tally, options, cutoffs, sample, today(), budget)
     finally:
         tally.close()
     report.seconds = time.perf_counter() - started
