@@ -30,10 +30,9 @@ import tempfile
 
 import numpy as np
 
-from .calibration import fit_platt, tune_cutoffs
 from .countruns import RunReader, SpilledRun
 from .counts import HAM, SPAM
-from .model import COMPRESSED, KeyColumns, blocked_raw_scores_by_key, file_meta
+from .model import COMPRESSED, KeyColumns, Model, blocked_raw_scores_by_key, file_meta
 from .modelfile import BLOCK_KEYS, check_writable, write_model_streamed
 from .options import TrainOptions
 from .scoring import Cutoffs, block_crcs, token_key
@@ -51,6 +50,11 @@ def _selection(documents: np.ndarray, keys: np.ndarray, messages: np.ndarray, op
     if keyword_keys is not None:
         selected &= np.isin(keys, keyword_keys)
     return selected
+
+
+def calibration_due(labels: list[int], messages) -> bool:
+    """Whether the sample allows a calibration: two of each class in it and in the model."""
+    return labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(messages) >= 2
 
 
 def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoffs | None,
@@ -141,21 +145,17 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
         if weighing:
             log_prior = class_log_prior(messages)
             bias = float(log_prior[SPAM] - log_prior[HAM]) + absent_sum
-        meta: dict = {"block_size": BLOCK_KEYS}
-        cutoffs_set = cutoffs or Cutoffs()
+        # A Model with no counts, to fit calibration and cutoffs as Model.calibrate does.
+        fitted = Model(None, options, cutoffs, {"block_size": BLOCK_KEYS})  # type: ignore[arg-type]
         labels = [label for _, label in sample]
-        if labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(messages) >= 2:
+        if calibration_due(labels, messages):
             columns = KeyColumns(wanted, picked[0:2], picked[2:4],
                                  _selection(picked[2:4], wanted, messages, options, keyword_keys))
-            raw = blocked_raw_scores_by_key(columns, [keys for keys, _ in sample], labels, totals, vocabulary,
-                                            messages, options)
-            scale, offset = fit_platt(raw, np.asarray(labels))
-            meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(labels)}
+            fitted.fit_calibration(blocked_raw_scores_by_key(columns, [keys for keys, _ in sample], labels, totals,
+                                                             vocabulary, messages, options), labels)
             if cutoffs is None:
-                spam, ham = tune_cutoffs(offset + scale * raw, np.asarray(labels))
-                cutoffs_set = Cutoffs(spam=spam, ham=ham)
-                meta["cutoffs_tuned"] = {"max_fpr": 0.001, "max_fnr": 0.005, "messages": len(labels)}
-        meta = file_meta(meta, options, messages, bias, cutoffs_set, vocabulary, totals)
+                fitted.tune_cutoffs(labels)
+        meta = file_meta(fitted.meta, options, messages, bias, fitted.cutoffs, vocabulary, totals)
 
         digests = np.fromiter(tally.learned.keys(), dtype=np.uint64, count=len(tally.learned))
         classes = np.fromiter(tally.learned.values(), dtype=np.uint8, count=len(tally.learned))

@@ -15,6 +15,7 @@ import numpy as np
 from .counts import HAM, LABELS, SPAM, TokenCounts
 from .countruns import DEFAULT_BUDGET, CountStore, Run, combine
 from .labelled import LearnReport, TrainReport, check_paths, labelled_messages, tokenized_messages  # noqa: F401
+from . import modelbuild
 from .digest import message_digest
 from .errors import InputError
 from .message import decode_message
@@ -252,16 +253,11 @@ def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: Tra
     return [(kept[number][0], kept[number][1]) for number in sorted(sample.items)]  # reading order
 
 
-def calibration_due(labels: Sequence[int], messages) -> bool:
-    """Whether the sample allows a calibration: two of each class in it and in the model."""
-    return labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(messages) >= 2
-
-
 def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:
     """Fit the model's probability calibration, and with `tune` its cutoffs,
     on held-out scores of the sample (in reading order), when the sample allows it."""
     labels = [label for _, label in sample]
-    if calibration_due(labels, model.messages):
+    if modelbuild.calibration_due(labels, model.messages):
         model.calibrate([tokens for tokens, _ in sample], labels)
         if tune:
             model.tune_cutoffs(labels)
@@ -270,7 +266,7 @@ def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = Tr
 def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], tune: bool = True) -> None:
     """calibrate, for a sample of messages given as token keys."""
     labels = [label for _, label in sample]
-    if calibration_due(labels, model.messages):
+    if modelbuild.calibration_due(labels, model.messages):
         counts = model.counts
         wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
         at = np.searchsorted(counts.keys, wanted)
@@ -380,7 +376,6 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
     and Model.save would write, count for count and weight for weight.
     (--max-features ranks every token at once: that option trains in memory.)
     """
-    from . import modelbuild
     from .modelfile import check_writable
 
     options = options or TrainOptions()
