@@ -133,3 +133,10 @@ def test_command_line_budget_changes_memory_not_the_model(tmp_path):
                             "--memory-budget", budget)
         assert result.returncode == 0, result.stderr.decode()
     sections_equal(tmp_path / "1", tmp_path / "32")
+    # A file the chunked writer made is checked like any other: one damaged byte, exit 3.
+    damaged = bytearray((tmp_path / "1").read_bytes())
+    damaged[len(damaged) // 2] ^= 0x40
+    (tmp_path / "damaged").write_bytes(bytes(damaged))
+    result = run_spamnb("inspect", "--model", tmp_path / "damaged")
+    assert result.returncode == 3 and b"Traceback" not in result.stderr
+    assert len(result.stderr.decode().strip().splitlines()) == 1
