@@ -246,13 +246,15 @@ class CountStore:
     """Keyed counts and token text, added up within a memory budget (bytes).
 
     `add` takes a batch's runs; `merged_counts` and `merged_text` give the
-    totals in key order, a chunk at a time.  Spill files go in `directory`
-    (created on the first spill, removed by `close`).
+    totals in key order, a chunk at a time.  Spill files go in a folder
+    `prefix`*.tmp in `directory` (created on the first spill, removed by `close`).
     """
 
-    def __init__(self, budget: int = DEFAULT_BUDGET, directory: str | None = None) -> None:
+    def __init__(self, budget: int = DEFAULT_BUDGET, directory: str | None = None,
+                 prefix: str = ".spamnb-spill-") -> None:
         self.budget = max(int(budget), 1 << 16)
         self.directory = directory
+        self.prefix = prefix
         self._spill_dir: str | None = None
         self.pending: dict[bool, list[Run]] = {True: [], False: []}  # counts, text
         self.summed: dict[bool, list[Run]] = {True: [], False: []}
@@ -283,7 +285,9 @@ class CountStore:
 
     def _new_spill(self, kind: bool, level: int) -> SpilledRun:
         if self._spill_dir is None:
-            self._spill_dir = tempfile.mkdtemp(prefix=".spamnb-spill-", dir=self.directory)
+            # Ends in .tmp: a run killed outright leaves it, and the next write of the
+            # model sweeps it once stale (modelfile._sweep_stale_temporaries).
+            self._spill_dir = tempfile.mkdtemp(prefix=self.prefix, suffix=".tmp", dir=self.directory)
         self.spills += 1
         name = f"run-{self.spills:05d}-{'counts' if kind else 'text'}"
         return SpilledRun(os.path.join(self._spill_dir, name), kind, level)

@@ -60,11 +60,12 @@ def calibration_due(labels: list[int], messages) -> bool:
 def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoffs | None,
                         sample: list, day: int, budget: int) -> int:
     """Write the model of `tally`'s counts to `path`; returns the vocabulary size."""
-    directory = os.fspath(check_writable(path).parent)
+    real = check_writable(path)
+    directory = os.fspath(real.parent)
     messages = tally.messages.copy()
     keyword_keys = (np.unique(np.fromiter(map(token_key, options.keywords), dtype=np.uint64,
                                           count=len(options.keywords))) if options.keywords else None)
-    with tempfile.TemporaryDirectory(prefix=".spamnb-build-", dir=directory) as scratch:
+    with tempfile.TemporaryDirectory(prefix=f".{real.name}.build-", suffix=".tmp", dir=directory) as scratch:
         # Pass 1.
         counts_run = SpilledRun(os.path.join(scratch, "counts"), True)
         text_run = SpilledRun(os.path.join(scratch, "text"), False)

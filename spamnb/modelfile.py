@@ -285,7 +285,7 @@ STALE_TEMPORARY_SECONDS = 3600
 
 
 def _sweep_stale_temporaries(path) -> None:
-    """Remove `.MODEL.*.tmp` files that killed writers left beside `path`."""
+    """Remove `.MODEL.*.tmp` files (and training's folders) that killed writers left beside `path`."""
     import time
 
     directory, name = os.path.split(os.fspath(path))
@@ -298,9 +298,15 @@ def _sweep_stale_temporaries(path) -> None:
         if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
             continue
         try:
-            if entry.is_file(follow_symlinks=False) and \
-                    time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMPORARY_SECONDS:
+            age = time.time() - entry.stat(follow_symlinks=False).st_mtime
+            if entry.is_file(follow_symlinks=False) and age > STALE_TEMPORARY_SECONDS:
                 os.unlink(entry.path)
+            elif entry.is_dir(follow_symlinks=False) and age > 24 * STALE_TEMPORARY_SECONDS:
+                # A killed training run's spill or build folder.  A day: a folder's time
+                # changes when files come and go in it, not while one is written.
+                import shutil
+
+                shutil.rmtree(entry.path, ignore_errors=True)
         except OSError:
             pass  # someone else's file, or already gone: not ours to worry about
 

@@ -163,8 +163,9 @@ class Tally:
     CountStore, spilled to disk past its budget), messages per class, and
     the digest and class of every message counted."""
 
-    def __init__(self, budget: int = DEFAULT_BUDGET, directory: str | None = None) -> None:
-        self.store = CountStore(budget, directory)
+    def __init__(self, budget: int = DEFAULT_BUDGET, directory: str | None = None,
+                 prefix: str = ".spamnb-spill-") -> None:
+        self.store = CountStore(budget, directory, prefix)
         self.messages = np.zeros(2, dtype=np.int64)
         self.learned: dict[int, int] = {}
 
@@ -329,9 +330,9 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
     return model, report
 
 
-def _count(spam, ham, options, progress, executor, workers, budget, directory):
+def _count(spam, ham, options, progress, executor, workers, budget, directory, prefix=".spamnb-spill-"):
     check_paths([*spam, *ham])
-    tally = Tally(budget, directory)
+    tally = Tally(budget, directory, prefix)
     report = TrainReport()
     sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
     try:
@@ -384,9 +385,10 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
         model.save(path)
         return report
     started = time.perf_counter()
-    directory = os.fspath(check_writable(path).parent)
+    real = check_writable(path)
     release_freed_memory()
-    tally, report, sample = _count(spam, ham, options, progress, executor, workers, budget, directory)
+    tally, report, sample = _count(spam, ham, options, progress, executor, workers, budget,
+                                   os.fspath(real.parent), f".{real.name}.spill-")
     try:
         report.vocabulary = modelbuild.write_trained_model(path, tally, options, cutoffs, sample, today(), budget)
     finally:

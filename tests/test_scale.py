@@ -140,3 +140,17 @@ def test_command_line_budget_changes_memory_not_the_model(tmp_path):
     result = run_spamnb("inspect", "--model", tmp_path / "damaged")
     assert result.returncode == 3 and b"Traceback" not in result.stderr
     assert len(result.stderr.decode().strip().splitlines()) == 1
+
+
+def test_folders_a_killed_training_left_are_swept_once_a_day_old(tmp_path):
+    import os
+
+    from spamnb.modelfile import _sweep_stale_temporaries
+
+    old, fresh = tmp_path / ".m.spamnb.spill-old.tmp", tmp_path / ".m.spamnb.build-new.tmp"
+    for folder in (old, fresh):
+        folder.mkdir()
+        (folder / "run-00001-counts.keys").write_bytes(b"\0" * 8)
+    os.utime(old, (0, 0))
+    _sweep_stale_temporaries(tmp_path / "m.spamnb")
+    assert not old.exists() and fresh.exists()
