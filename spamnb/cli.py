@@ -280,10 +280,13 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 @click.option("--scheduler", metavar="ADDRESS",
               help="Count on a Dask cluster instead (tcp://HOST:PORT of its scheduler; needs "
                    "spamnb[dask] here and on the workers).  The model is the same as a local run's.")
+@click.option("--memory-budget", type=click.IntRange(1), default=32, show_default=True, metavar="MB",
+              help="Megabytes of counts held in memory while training; past it, sorted runs spill to a "
+                   "folder beside the model.  Changes the memory used, never the model.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
           chunk, min_df, max_features, min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file,
-          spam_cutoff, ham_cutoff, replace, jobs, scheduler, quiet):
+          spam_cutoff, ham_cutoff, replace, jobs, scheduler, memory_budget, quiet):
     """Train a model from labelled mail and write it.
 
     FOLDER holds spam/ and ham/ (each a directory of message files, a Maildir
@@ -303,7 +306,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     from .progress import phases
     from .scoring import Cutoffs
     from .workers import executor_for
-    from .training import labelled_folder, train as train_model, expected_messages
+    from .training import labelled_folder, train_file, expected_messages
     from .render import skipped_summary
 
     if folder:
@@ -329,19 +332,17 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
 
     path = _model_path(model_path)
     check_writable(path)
+    def keep_what_was_taught(learned: dict) -> None:
+        _keep_what_was_taught(path, learned, replace, "this training", "`spamnb learn` the new mail into it")
+
     # The workers are forked before the display's drawing thread starts.
     with executor_for(jobs, scheduler) as (executor, workers), phases(quiet) as shown:
         if shown.drawn:
             shown.phase("counting messages")
             shown.phase("reading and counting", expected_messages([*spam_paths, *ham_paths]),
                         then="counting: workers finishing")
-        model, report = train_model(spam_paths, ham_paths, options, cutoffs, shown.advance if shown.drawn else None,
-                                    executor, workers, phases=shown)
-        shown.phase("writing the model")
-        with locked(path):
-            _keep_what_was_taught(path, model.counts.learned, replace, "this training",
-                                  "`spamnb learn` the new mail into it")
-            model.save(path)
+        report = train_file(path, spam_paths, ham_paths, options, cutoffs, shown.advance if shown.drawn else None,
+                            executor, workers, memory_budget << 20, phases=shown, before_write=keep_what_was_taught)
     for line in skipped_summary(report.skipped):
         click.echo(f"spamnb: {line}", err=True)
     if not quiet:

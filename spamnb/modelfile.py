@@ -127,14 +127,89 @@ def write_model(path: str | os.PathLike, meta: dict, sections: dict,
         blobs.append(data)
         blobs.append(b"\0" * _pad(len(data)))
         offset += len(data) + _pad(len(data))
-    meta = dict(meta, sections=table, body_length=offset)
-    meta_bytes = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
-    meta_bytes += b" " * _pad(PREFIX.size + len(meta_bytes))
     body_crc = 0
     for blob in blobs:
         body_crc = zlib.crc32(blob, body_crc)
-    prefix = PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(meta_bytes), zlib.crc32(meta_bytes), body_crc)
-    atomic_write(path, [prefix, meta_bytes, *blobs])
+    atomic_write(path, [*_head(meta, table, offset, body_crc), *blobs])
+
+
+def _head(meta: dict, table: dict, body_length: int, body_crc: int) -> tuple[bytes, bytes]:
+    """The prefix and the metadata (with its section table) of a model file."""
+    meta = dict(meta, sections=table, body_length=body_length)
+    meta_bytes = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    meta_bytes += b" " * _pad(PREFIX.size + len(meta_bytes))
+    return PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(meta_bytes), zlib.crc32(meta_bytes), body_crc), meta_bytes
+
+
+STREAM_BYTES = 4 << 20
+
+
+def _read_parts(parts, itemsize: int = 1):
+    """The bytes of `parts` (numpy arrays, or paths of files of raw array
+    bytes) in order, a piece of at most STREAM_BYTES (whole items) at a time."""
+    step = max(itemsize, STREAM_BYTES - STREAM_BYTES % itemsize)
+    for part in parts:
+        if isinstance(part, str):
+            with open(part, "rb") as handle:
+                while piece := handle.read(step):
+                    yield piece
+        else:
+            data = memoryview(part.tobytes() if not part.flags.c_contiguous else part).cast("B")
+            for start in range(0, len(data), step):
+                yield bytes(data[start:start + step])
+
+
+def write_model_streamed(path: str | os.PathLike, meta: dict, sections: list, compressed: frozenset,
+                         scratch: str) -> None:
+    """write_model for sections too big to hold: each of `sections` is
+    (name, dtype, shape, parts), its array's bytes in `parts` (see
+    _read_parts), written a piece at a time.  A compressed section is
+    shuffled as write_model does (byte k of every item together) by reading
+    its parts once per byte of an item.  The body is put together in a file
+    in `scratch` first, since the header, written before it, holds the
+    sections' lengths and checksums; the same arrays give the same bytes as
+    write_model."""
+    import numpy as np
+
+    body_path = os.path.join(scratch, "body")
+    table: dict[str, dict] = {}
+    offset = body_crc = 0
+    with open(body_path, "wb") as body:
+        for name, dtype, shape, parts in sections:
+            itemsize = np.dtype(dtype).itemsize
+            crc = length = 0
+            if name in compressed:
+                deflate = zlib.compressobj(6)
+
+                def pieces():
+                    for plane in range(itemsize):
+                        for piece in _read_parts(parts, itemsize):
+                            yield deflate.compress(piece[plane::itemsize] if itemsize > 1 else piece)
+                    yield deflate.flush()
+            else:
+                pieces = lambda: _read_parts(parts, itemsize)  # noqa: E731
+            for piece in pieces():
+                body.write(piece)
+                crc, length = zlib.crc32(piece, crc), length + len(piece)
+                body_crc = zlib.crc32(piece, body_crc)
+            padding = b"\0" * _pad(length)
+            body.write(padding)
+            body_crc = zlib.crc32(padding, body_crc)
+            entry = {"dtype": np.dtype(dtype).str, "shape": list(shape)}
+            if name in compressed:
+                entry["codec"] = "zlib"
+            entry.update(offset=offset, length=length, crc=crc)
+            table[name] = entry
+            offset += length + len(padding)
+
+    def chunks():
+        yield from _head(meta, table, offset, body_crc)
+        yield from _read_parts([body_path])
+
+    try:
+        atomic_write(path, chunks())
+    finally:
+        os.unlink(body_path)
 
 
 def check_writable(path: str | os.PathLike):
@@ -195,7 +270,7 @@ STALE_TEMPORARY_SECONDS = 3600
 
 
 def _sweep_stale_temporaries(path) -> None:
-    """Remove `.MODEL.*.tmp` files that killed writers left beside `path`."""
+    """Remove `.MODEL.*.tmp` files (and training's folders) that killed writers left beside `path`."""
     import time
 
     directory, name = os.path.split(os.fspath(path))
@@ -208,9 +283,15 @@ def _sweep_stale_temporaries(path) -> None:
         if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
             continue
         try:
-            if entry.is_file(follow_symlinks=False) and \
-                    time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMPORARY_SECONDS:
+            age = time.time() - entry.stat(follow_symlinks=False).st_mtime
+            if entry.is_file(follow_symlinks=False) and age > STALE_TEMPORARY_SECONDS:
                 os.unlink(entry.path)
+            elif entry.is_dir(follow_symlinks=False) and age > 24 * STALE_TEMPORARY_SECONDS:
+                # A killed training run's spill or build folder.  A day: a folder's time
+                # changes when files come and go in it, not while one is written.
+                import shutil
+
+                shutil.rmtree(entry.path, ignore_errors=True)
         except OSError:
             pass  # someone else's file, or already gone: not ours to worry about
 
