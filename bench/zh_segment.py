@@ -6,6 +6,8 @@
     python bench/zh_segment.py --speed         # per-core throughput, this code
     python bench/zh_segment.py --speed --no-run-cache
     python bench/zh_segment.py --speed --stock # stock jieba, dictionary loaded first
+    python bench/zh_segment.py --rjieba        # check rjieba's bulk cut (jiebaload.bulk_cutter) instead
+    python bench/zh_segment.py --speed --rjieba --no-run-cache
 
 The runs are exactly what the tokenizer hands to chinese.segment() (default
 options: NFKC, case folding, OpenCC fold, header and body text), collected by
@@ -81,6 +83,17 @@ def differences(runs: list[list[str]], reference) -> list[tuple[str, list[str], 
     return out
 
 
+def rjieba_differences(runs: list[list[str]], reference) -> list[tuple[str, list[str], list[str]]]:
+    """Runs where rjieba's bulk cut (what chinese.segment goes over to in bulk) differs from `reference`."""
+    from spamnb.jiebaload import bulk_cutter
+
+    cut = bulk_cutter()
+    if cut is None:
+        raise SystemExit("rjieba is not installed")
+    return [(run, ours, theirs) for message in runs for run in message
+            if (ours := cut(run)) != (theirs := reference.lcut(run))]
+
+
 def speed(runs: list[list[str]], cut) -> None:
     """Per-core rate by CPU time (the machine is shared; wall time shown too)."""
     size = sum(len(run.encode()) for message in runs for run in message)
@@ -93,6 +106,17 @@ def speed(runs: list[list[str]], cut) -> None:
           f"{size / 1e6 / cpu:.2f} MB/s, {len(runs) / cpu:.0f} msg/s")
 
 
+_run_cache: dict[str, list[str]] = {}
+
+
+def _cached(run: str, cut) -> list[str]:
+    """A dict in place of chinese.segment's lru_cache (no bound: for timing only)."""
+    found = _run_cache.get(run)
+    if found is None:
+        found = _run_cache[run] = cut(run)
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -101,11 +125,20 @@ def main() -> int:
     parser.add_argument("--speed", action="store_true", help="time segmentation instead of checking it")
     parser.add_argument("--stock", action="store_true", help="with --speed: stock jieba, dictionary loaded first")
     parser.add_argument("--no-run-cache", action="store_true", help="with --speed: segment every run afresh")
+    parser.add_argument("--rjieba", action="store_true", help="rjieba's bulk cut (jiebaload.bulk_cutter)")
     args = parser.parse_args()
     runs = corpus_runs(args.corpus, args.limit, args.step)
     with tempfile.TemporaryDirectory() as directory:
         if args.speed:
-            if args.stock:
+            if args.rjieba:
+                from spamnb.jiebaload import bulk_cutter
+
+                started = time.process_time()
+                cut = bulk_cutter()
+                cut("中文")
+                print(f"rjieba dictionary: {time.process_time() - started:.2f} s CPU (not counted below)")
+                speed(runs, cut if args.no_run_cache else lambda run: cut(run) if len(run) > 64 else _cached(run, cut))
+            elif args.stock:
                 started = time.process_time()
                 reference = stock_tokenizer(directory)
                 print(f"stock dictionary: {time.process_time() - started:.2f} s CPU (not counted below)")
@@ -113,7 +146,7 @@ def main() -> int:
             else:
                 speed(runs, chinese._cut if args.no_run_cache else chinese.segment)
             return 0
-        found = differences(runs, stock_tokenizer(directory))
+        found = (rjieba_differences if args.rjieba else differences)(runs, stock_tokenizer(directory))
     count = sum(map(len, runs))
     print(f"{len(runs)} messages, {count} runs, {len(found)} differences")
     for run, ours, theirs in found[:20]:

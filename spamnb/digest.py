@@ -10,6 +10,14 @@ from __future__ import annotations
 
 import re
 
+try:  # the C module itself: hashlib loads OpenSSL's libcrypto first, 3 ms of a fresh `learn`
+    from _sha256 import sha256
+except ImportError:  # Python 3.12 calls it _sha2; builds without it have hashlib's
+    try:
+        from _sha2 import sha256
+    except ImportError:
+        from hashlib import sha256
+
 STATUS_HEADER = "X-Spamnb-Status"
 # The value `spamnb filter` writes (filtering.status_value), whatever the
 # field's name (`--header X-Custom`): `Yes, score=0.9987, log-odds=6.64,
@@ -45,4 +53,4 @@ def message_digest(raw: bytes) -> int:
     for pattern in _ADDED:
         head = pattern.sub(b"", head)
     head = head[:-1]
-    return int.from_bytes(hashlib.sha256(head + separator + body).digest()[:8], "little")
+    return int.from_bytes(sha256(head + separator + body).digest()[:8], "little")

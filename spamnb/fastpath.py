@@ -179,6 +179,21 @@ def is_filter(args: list[str]) -> bool:
     return next((arg for arg in args if arg in _COMMANDS), None) == "filter"
 
 
+def _exit(status: int) -> None:
+    """End the process at once, output flushed: the interpreter's teardown
+    (freeing every module, a last collection) is 12 of a cold classify's
+    ~180 million instructions, and nothing of the fast path needs it: files
+    written are closed and fsynced, worker pools shut down, the lock goes
+    with the process.  Output that cannot be flushed (a full disk, a closed
+    pipe) is left to the normal exit, which reports it as it always did."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        sys.exit(status)
+    os._exit(status)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     if is_filter(args):
@@ -221,4 +236,6 @@ def main(argv: list[str] | None = None) -> None:
         print(f"spamnb: internal error: {type(error).__name__}: {error} "
               "(set SPAMNB_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
         status = EXIT_INTERNAL
+    if argv is None:  # a process of its own (called with argv, as tests do, it returns through SystemExit)
+        _exit(status)
     sys.exit(status)

@@ -194,9 +194,7 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
     `lock_wait`: seconds to wait for another writer (BusyError past them)."""
     from .errors import OptionError
     from .modelfile import locked
-    from .options import TrainOptions
 
-    options = options or TrainOptions()
     started = time.time()
     newer_than = None
     if stamp is not None:
@@ -227,6 +225,12 @@ def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, op
     from .scorer import Scorer
 
     created = not os.path.exists(path)
+    if options is None and (created or options_given):
+        # Built only where used: the default stop-word lists are a file read (and
+        # importlib.resources, 12 ms of a fresh `learn`), for a model learn creates.
+        from .options import TrainOptions
+
+        options = TrainOptions()
     if not created:
         if options_given and options != Scorer.open(path).options:
             raise OptionError(f"{', '.join(options_given)}: training options apply only when learn creates "

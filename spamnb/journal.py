@@ -37,6 +37,9 @@ import struct
 import sys
 import zlib
 from array import array
+from bisect import bisect_left
+from itertools import islice
+from operator import lt as _below
 
 MAGIC = b"SPNJ"
 RECORD = struct.Struct("<4sII")
@@ -76,13 +79,29 @@ def encode(header: dict, changes: dict[int, list[int]], new_tokens: dict[int, st
 
 
 class Record:
-    __slots__ = ("header", "keys", "changes", "new_tokens")
+    """One record, parsed.  Its new tokens' text is decoded when asked for
+    (only folding the journal into a base needs it; a scoring process reads
+    thousands of them otherwise); the bytes are checked to be UTF-8 at once."""
 
-    def __init__(self, header: dict, keys: array, changes: array, new_tokens: dict[int, str]) -> None:
+    __slots__ = ("header", "keys", "changes", "_new_keys", "_lengths", "_text", "_new_tokens")
+
+    def __init__(self, header: dict, keys: array, changes: array, new_keys: array, lengths: array,
+                 text: bytes) -> None:
         self.header = header
         self.keys = keys
         self.changes = changes
-        self.new_tokens = new_tokens
+        self._new_keys, self._lengths, self._text = new_keys, lengths, text
+        self._new_tokens = None
+
+    @property
+    def new_tokens(self) -> dict[int, str]:
+        if self._new_tokens is None:
+            tokens, start, raw = {}, 0, self._text
+            for key, length in zip(self._new_keys, self._lengths):
+                tokens[key] = raw[start:start + length].decode("utf-8", "surrogatepass")
+                start += length
+            self._new_tokens = tokens
+        return self._new_tokens
 
 
 def decode(payload) -> Record:
@@ -106,15 +125,16 @@ def decode(payload) -> Record:
         raise ValueError("record header is not an object")
     _check_header(header)
     keys, changes = _native("Q", parts[1]), _native("i", parts[2])
+    # Strictly increasing, as encode() writes them: a reader finds a key by
+    # bisection (JournalState.changes), and must find what folding finds.
+    if not all(map(_below, keys, islice(keys, 1, None))):
+        raise ValueError("record keys are not in order")
     new_keys, lengths = _native("Q", parts[3]), _native("I", parts[4])
     raw = bytes(parts[5])
     if sum(lengths) != len(raw):
         raise ValueError("new-token lengths disagree")
-    new_tokens, start = {}, 0
-    for key, length in zip(new_keys, lengths):
-        new_tokens[key] = raw[start:start + length].decode("utf-8", "surrogatepass")
-        start += length
-    return Record(header, keys, changes, new_tokens)
+    raw.decode("utf-8", "surrogatepass")  # UnicodeDecodeError: not text (each token is decoded when read)
+    return Record(header, keys, changes, new_keys, lengths, raw)
 
 
 def _whole(value, low: int, high: int) -> bool:
@@ -166,13 +186,175 @@ def read_records(data) -> tuple[list[Record], int]:
     return records, at
 
 
+class _Changes:
+    """key → [Δocc_ham, Δocc_spam, Δdoc_ham, Δdoc_spam] summed over the
+    records, as a dict would give it, worked out per key when asked.
+
+    A cold classify or learn asks for a few hundred keys; adding every
+    record up first (a Python step per key: 11,376 keys for a 420 KB
+    journal) was most of what a journal cost it.  A key no record holds is
+    answered from one set of all keys (built in C); another is found by
+    bisection in each record.  The lists handed out are the state's own:
+    `learn` adds a message's changes to them in place, as to a dict's
+    values.  Whole-journal uses (keys(), values(), len(): folding it into
+    a base) add everything up once, the per-key answers given so far kept."""
+
+    def __init__(self, records: list) -> None:
+        self._records = records  # (keys, changes) of each record, keys strictly increasing
+        self._present: set | None = None
+        self._known: dict[int, list[int] | None] = {}
+        self._whole: dict[int, list[int]] | None = None
+
+    def _find(self, key: int) -> list[int] | None:
+        known = self._known
+        if key in known:
+            return known[key]
+        if self._present is None:
+            present = set()
+            for keys, _ in self._records:
+                present.update(keys)
+            self._present = present
+        total = None
+        if key in self._present:
+            total = [0, 0, 0, 0]
+            for keys, changes in self._records:
+                at = bisect_left(keys, key)
+                if at < len(keys) and keys[at] == key:
+                    at *= 4
+                    total[0] += changes[at]
+                    total[1] += changes[at + 1]
+                    total[2] += changes[at + 2]
+                    total[3] += changes[at + 3]
+        known[key] = total
+        return total
+
+    def get(self, key: int, default=None):
+        found = self._whole.get(key) if self._whole is not None else self._find(key)
+        return default if found is None else found
+
+    def __contains__(self, key: int) -> bool:
+        return self.get(key) is not None
+
+    def __getitem__(self, key: int) -> list[int]:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def setdefault(self, key: int, default: list[int]) -> list[int]:
+        found = self.get(key)
+        if found is not None:
+            return found
+        if self._whole is not None:
+            self._whole[key] = default
+        else:
+            self._known[key] = default
+        return default
+
+    def whole(self) -> dict[int, list[int]]:
+        """Every key's sums, as one dict (computed once)."""
+        if self._whole is None:
+            whole: dict[int, list[int]] = {}
+            get = whole.get
+            for keys, changes in self._records:
+                flat = iter(changes)  # the four changes of each key off one iterator
+                for key, occ_ham, occ_spam, doc_ham, doc_spam in zip(keys, flat, flat, flat, flat):
+                    known = get(key)
+                    if known is None:
+                        whole[key] = [occ_ham, occ_spam, doc_ham, doc_spam]
+                    else:
+                        known[0] += occ_ham
+                        known[1] += occ_spam
+                        known[2] += doc_ham
+                        known[3] += doc_spam
+            for key, found in self._known.items():  # the lists handed out, and what learn put in them
+                if found is None:
+                    whole.pop(key, None)
+                else:
+                    whole[key] = found
+            self._whole = whole
+        return self._whole
+
+    def keys(self):
+        return self.whole().keys()
+
+    def values(self):
+        return self.whole().values()
+
+    def items(self):
+        return self.whole().items()
+
+    def __iter__(self):
+        return iter(self.whole())
+
+    def __len__(self) -> int:
+        return len(self.whole())
+
+
+class _NewTokens(dict):
+    """key → text of the tokens the journal adds to the vocabulary; the
+    records' text is decoded on the first read, not for `learn`'s writes."""
+
+    def __init__(self, records: list) -> None:
+        super().__init__()
+        self._records: list | None = records
+
+    def _read(self) -> None:
+        if self._records is not None:
+            records, self._records = self._records, None
+            added = dict.copy(self)  # learn's own, written before the first read
+            for record in records:
+                dict.update(self, record.new_tokens)
+            dict.update(self, added)
+
+    def __getitem__(self, key):
+        self._read()
+        return super().__getitem__(key)
+
+    def __contains__(self, key) -> bool:
+        self._read()
+        return super().__contains__(key)
+
+    def get(self, key, default=None):
+        self._read()
+        return super().get(key, default)
+
+    def __len__(self) -> int:
+        self._read()
+        return super().__len__()
+
+    def __iter__(self):
+        self._read()
+        return super().__iter__()
+
+    def keys(self):
+        self._read()
+        return super().keys()
+
+    def values(self):
+        self._read()
+        return super().values()
+
+    def items(self):
+        self._read()
+        return super().items()
+
+
 class JournalState:
-    """Every record of a journal added up: what the base's figures must be moved by."""
+    """Every record of a journal added up: what the base's figures must be moved by.
+
+    The per-model figures (messages, totals, vocabulary, learned digests,
+    recent scores) are added up as records come; the per-token changes,
+    their days and the new tokens' text are worked out when asked for
+    (_Changes), since a cold classify or learn asks for a few hundred
+    tokens of a journal of thousands."""
 
     def __init__(self) -> None:
-        self.changes: dict[int, list[int]] = {}
-        self.new_tokens: dict[int, str] = {}
-        self.last_day: dict[int, int] = {}
+        self._records: list[Record] = []
+        self._pairs: list[tuple[array, array]] = []
+        self.changes = _Changes(self._pairs)
+        self.new_tokens = _NewTokens(self._records)
+        self._last_day: dict[int, int] | None = None
         self.messages = [0, 0]
         self.totals = [0, 0]
         self.vocabulary = 0
@@ -183,20 +365,20 @@ class JournalState:
     def __bool__(self) -> bool:
         return self.records > 0
 
+    @property
+    def last_day(self) -> dict[int, int]:
+        """key → day of the last record that changed it."""
+        if self._last_day is None:
+            last_day: dict[int, int] = {}
+            for record in self._records:
+                last_day.update(dict.fromkeys(record.keys, int(record.header.get("day", 0))))
+            self._last_day = last_day
+        return self._last_day
+
     def apply(self, record: Record) -> None:
         header = record.header
-        day = int(header.get("day", 0))
-        changes, flat = self.changes, record.changes
-        for position, key in enumerate(record.keys):
-            delta = flat[4 * position:4 * position + 4]
-            known = changes.get(key)
-            if known is None:
-                changes[key] = list(delta)
-            else:
-                for index in range(4):
-                    known[index] += delta[index]
-            self.last_day[key] = day
-        self.new_tokens.update(record.new_tokens)
+        self._records.append(record)
+        self._pairs.append((record.keys, record.changes))
         for index in range(2):
             self.messages[index] += int(header["messages"][index])
             self.totals[index] += int(header["totals"][index])

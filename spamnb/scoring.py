@@ -14,6 +14,8 @@ import sys
 import zlib
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from itertools import islice
+from operator import lt as _below
 
 try:  # the C module itself: hashlib would load OpenSSL first (6 ms)
     from _blake2 import blake2b
@@ -218,8 +220,11 @@ class WeightTable:
         # token found, in index().)
         keys = self._keys[start:end].tolist()
         following = self._first[block + 1] if block + 1 < len(self._first) else 1 << 64
-        if (not keys or keys[0] != self._first[block] or keys[-1] >= following or keys != sorted(keys)
-                or _repeats(self._raw_keys[8 * start:8 * end])):
+        # Each key below the next, pair by pair in C: sorted and unrepeated in
+        # one pass (sorting a copy and an XOR of the block as two big integers
+        # cost 3 times as much: ~40 of a cold classify's 180 million instructions).
+        if (not keys or keys[0] != self._first[block] or keys[-1] >= following
+                or not all(map(_below, keys, islice(keys, 1, None)))):
             self._unusable(f"the keys of block {block} are out of order or repeated")
         self._checked.add(block)
 
@@ -248,25 +253,6 @@ class WeightTable:
             self._known.clear()
         self._known[token] = weight
         return weight
-
-
-_ZERO_KEY = bytes(8)
-
-
-def _repeats(raw_keys) -> bool:
-    """Whether two neighbouring 8-byte keys are equal: XOR the keys with
-    their successors as two big integers and look for an aligned zero key
-    (in C; a set of 512 keys costs twice as much)."""
-    if len(raw_keys) <= 8:
-        return False
-    difference = (int.from_bytes(raw_keys[8:], "little") ^ int.from_bytes(raw_keys[:-8], "little")).to_bytes(
-        len(raw_keys) - 8, "little")
-    at = difference.find(_ZERO_KEY)
-    while at >= 0:
-        if at % 8 == 0:
-            return True
-        at = difference.find(_ZERO_KEY, at + 1)
-    return False
 
 
 def block_crc(keys, weights, start: int, end: int) -> int:

@@ -73,7 +73,7 @@ def small(tmp_path, monkeypatch):
 def fresh_state():
     """chinese.py with no tokenizer loaded and no runs remembered, before and after."""
     def reset():
-        chinese._tokenizer = None
+        chinese._tokenizer = chinese._bulk_cut = None
         chinese._cut_cached.cache_clear()
     reset()
     yield
@@ -116,6 +116,41 @@ def test_one_message_reads_a_sliver_then_bulk_switches_to_the_whole(full, monkey
     monkeypatch.setattr(jiebaload, "FULL_AFTER", len(tokenizer.FREQ) + 1)
     same_as_stock(tokenizer, stock)
     assert tokenizer.table is None and len(tokenizer.FREQ) == len(stock.FREQ)
+
+
+def han_runs(text):
+    """The runs of Han characters the tokenizer hands to chinese.segment()."""
+    from spamnb.tokens import _han_run
+
+    return [run for index, run in enumerate(_han_run().split(text)) if index % 2 and run]
+
+
+def test_rjieba_cuts_han_runs_as_jieba_does(full):
+    """rjieba (jieba-rs) in bulk gives jieba's words, characters outside
+    jieba's U+4E00..U+9FD5 (Extension A, U+9FD6.., compatibility
+    ideographs, radicals) alone as jieba gives them; rjieba by itself would
+    join U+9FD6.. characters.  The corpora: bench/zh_segment.py --rjieba."""
+    _, stock = full
+    cut = jiebaload.bulk_cutter()
+    runs = [run for sentence in all_sentences() for run in han_runs(sentence)]
+    runs += ["中国\u9fd6\u9fe0人", "\u9ff0\u9ff1中文", "㐀中国人民", "\u2e80中", "中国\uf900人", "代开发票㊣"]
+    for run in runs:
+        assert cut(run) == stock.lcut(run), run
+    import rjieba
+
+    assert rjieba.cut("\u9ff0\u9ff1中文", True) != stock.lcut("\u9ff0\u9ff1中文")  # why the split is there
+
+
+def test_bulk_segmenting_goes_over_to_rjieba(full, fresh_state, monkeypatch):
+    directory, stock = full
+    point_cache(monkeypatch, directory)
+    monkeypatch.setattr(chinese, "BULK_AFTER", 1)
+    runs = [run for sentence in all_sentences() for run in han_runs(sentence)]
+    assert chinese.segment(runs[0]) == stock_segment(stock, runs[0])  # the first, lazily with jieba
+    assert chinese._bulk_cut is None and isinstance(chinese._tokenizer, jiebaload.LazyTokenizer)
+    for run in runs[1:]:
+        assert chinese.segment(run) == stock_segment(stock, run), run
+    assert chinese._bulk_cut and chinese._tokenizer is None
 
 
 def test_file_is_private_and_written_atomically(small, monkeypatch):
