@@ -173,12 +173,14 @@ def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], optio
     return [kept[number] for number in sorted(sample.items)] if sample is not None else []  # reading order
 
 
-def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:
+def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True,
+              copies: list[int] | None = None) -> None:
     """Fit the model's probability calibration, and with `tune` its cutoffs,
-    on held-out scores of the sample (in reading order), when the sample allows it."""
+    on held-out scores of the sample (in reading order), when the sample
+    allows it; `copies`: how many times each was counted (Model.calibrate)."""
     labels = [label for _, label in sample]
     if labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(model.messages) >= 2:
-        model.calibrate([tokens for tokens, _ in sample], labels)
+        model.calibrate([tokens for tokens, _ in sample], labels, copies)
         if tune:
             model.tune_cutoffs(labels)
 
@@ -190,13 +192,34 @@ def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options
     counts = TokenCounts()
     for start in range(0, len(documents), BATCH_MESSAGES):
         counts.add(documents[start:start + BATCH_MESSAGES], labels[start:start + BATCH_MESSAGES])
+    sample = Reservoir(CALIBRATION_SAMPLE)
+    for index in range(len(documents)):
+        sample.offer(index)
+    sample = [(documents[i], labels[i]) for i in sorted(sample.items)]  # in reading order
+    copies = count_near_errors_again(counts, sample, options)
     model = Model.from_counts(counts, options)
     if calibrated:
-        sample = Reservoir(CALIBRATION_SAMPLE)
-        for index in range(len(documents)):
-            sample.offer(index)
-        calibrate(model, [(documents[i], labels[i]) for i in sorted(sample.items)])  # in reading order
+        calibrate(model, sample, copies=copies)
     return model
+
+
+def count_near_errors_again(counts: TokenCounts, sample: list[tuple[list[str], int]],
+                            options: TrainOptions) -> list[int]:
+    """Count once more the sample's messages that the model of `counts` scores
+    wrong or within `options.retrain_margin` of 0 (raw score), all at once
+    (see TrainOptions.retrain_margin).  Returns how many times each sample
+    message is now counted (1 or 2), which calibration takes out with its
+    block.  The sample is every training message up to CALIBRATION_SAMPLE
+    of them, else a uniform sample."""
+    margin = options.retrain_margin
+    if margin <= 0 or not sample or counts.messages.min() <= 0:
+        return [1] * len(sample)
+    model = Model.from_counts(counts, options)
+    copies = [2 if (1 if label == SPAM else -1) * model.raw_score(tokens) <= margin else 1
+              for tokens, label in sample]
+    near = [message for message, times in zip(sample, copies) if times == 2]
+    counts.add([tokens for tokens, _ in near], [label for _, label in near])
+    return copies
 
 
 def expected_messages(paths: Sequence[str]) -> int:
@@ -226,8 +249,9 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
     if empty:
         raise InputError(f"no {' and no '.join(empty)} messages could be read; "
                          "naive Bayes needs examples of both classes")
+    copies = count_near_errors_again(counts, sample, options)
     model = Model.from_counts(counts, options, cutoffs)
-    calibrate(model, sample, tune=cutoffs is None)
+    calibrate(model, sample, tune=cutoffs is None, copies=copies)
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
     return model, report
