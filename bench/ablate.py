@@ -95,7 +95,7 @@ def variant_overrides(name: str):
     key, _, value = name.partition("=")
     if key == "event-model":
         return {}, {"event_model": value}, None
-    if key in ("alpha", "robinson", "min-strength"):
+    if key in ("alpha", "robinson", "min-strength", "retrain-margin"):
         key = key.replace("-", "_")
         return {}, {key: float(value)}, None
     if key == "normalize":

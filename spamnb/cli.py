@@ -205,6 +205,10 @@ def training_options(function):
                      show_default=True,
                      help="Give no weight to tokens whose log-odds weight |λ| is below X "
                      "(0: every token counts)."),
+        click.option("--retrain-margin", type=FloatRange(0, 1e6), default=DEFAULTS.retrain_margin,
+                     show_default=True,
+                     help="After counting every message, count again those the model scores wrong "
+                     "or within X of 0 in raw score (thick-threshold training; 0: off)."),
         click.option("--fold-variants/--no-fold-variants", default=None,
                      help="Fold Traditional Chinese and spam homoglyphs to Simplified."),
         click.option("--bigrams/--no-bigrams", default=None,
@@ -225,7 +229,7 @@ def training_options(function):
 
 
 def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                   min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
+                   min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
     """TrainOptions from the command line; unset options take the library's defaults."""
     from . import stopwords as stopword_lists
     from .tokens import TokenizerOptions
@@ -253,7 +257,8 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
             robinson=given(robinson, defaults.robinson), normalize=given(normalize, defaults.normalize),
             top_k=given(top_k, defaults.top_k), chunk=given(chunk, defaults.chunk),
             min_df=given(min_df, defaults.min_df), max_features=given(max_features, defaults.max_features),
-            min_strength=given(min_strength, defaults.min_strength))
+            min_strength=given(min_strength, defaults.min_strength),
+            retrain_margin=given(retrain_margin, defaults.retrain_margin))
     except ValueError as error:
         raise OptionError(str(error)) from None
 
@@ -285,7 +290,7 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
                    "folder beside the model.  Changes the memory used, never the model.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
-          chunk, min_df, max_features, min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file,
+          chunk, min_df, max_features, min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file,
           spam_cutoff, ham_cutoff, replace, jobs, scheduler, memory_budget, quiet):
     """Train a model from labelled mail and write it.
 
@@ -316,7 +321,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     if not spam_paths or not ham_paths:
         raise OptionError("need spam and ham: give FOLDER (with spam/ and ham/) or --spam PATH and --ham PATH")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
+                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
     try:
         cutoffs = None
         if spam_cutoff is not None or ham_cutoff is not None:
@@ -522,7 +527,7 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
 @model_option
 @training_options
 def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, max_fpr, max_fnr, model_path,
-             event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, fold_variants,
+             event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin, fold_variants,
              bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
     """Measure accuracy on labelled mail the model is not trained on.
 
@@ -550,7 +555,7 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
+                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
     # Everything that can be checked is checked before the evaluation runs.
     if tune and online:
         raise OptionError("--tune needs calibrated scores: use --split or --folds, not --online")
@@ -641,7 +646,7 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
 @training_options
 @click.pass_context
 def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, stamp, lock_wait, model_path, quiet,
-          event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength,
+          event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin,
           fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
     """Teach a model: add, forget or relabel messages.
 
@@ -677,7 +682,7 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
     path = _model_path(model_path)
     given = _training_options_given(ctx)
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
+                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
     try:
         report, created = learn_file(path, spam_paths, ham_paths, forget=forget, relabel=relabel, force=force,
                                      on_error=on_error, options=options, options_given=given, stamp=stamp,
@@ -704,7 +709,7 @@ def _label_paths(paths, spam_paths, ham_paths):
 
 
 TRAINING_PARAMETERS = ("event_model", "alpha", "robinson", "normalize", "top_k", "chunk", "min_df",
-                       "max_features", "min_strength", "fold_variants", "bigrams", "headers_spec",
+                       "max_features", "min_strength", "retrain_margin", "fold_variants", "bigrams", "headers_spec",
                        "stopwords_file", "no_stopwords", "keywords_file")
 
 

@@ -54,6 +54,39 @@ def _selection(documents: np.ndarray, keys: np.ndarray, messages: np.ndarray, op
     return selected
 
 
+class SampleColumns:
+    """The counts of the calibration sample's keys, with the model's per-class
+    totals Σ_w N_cw and vocabulary size V, gathered from the merged counts a
+    chunk at a time (key order): what scoring the sample needs of a model
+    whose vocabulary is not held."""
+
+    def __init__(self, sample: list) -> None:
+        self.wanted = (np.unique(np.concatenate([keys for keys, _ in sample])) if sample
+                       else np.zeros(0, dtype=np.uint64))
+        self.picked = np.zeros((4, len(self.wanted)), dtype=np.uint32)
+        self.totals = np.zeros(2, dtype=np.int64)
+        self.vocabulary = 0
+
+    def take(self, chunk) -> None:
+        self.totals += chunk.counts[0:2].sum(axis=1, dtype=np.int64)
+        self.vocabulary += len(chunk)
+        at = np.searchsorted(self.wanted, chunk.keys)
+        inside = at < len(self.wanted)
+        inside[inside] = self.wanted[at[inside]] == chunk.keys[inside]
+        self.picked[:, at[inside]] = chunk.counts[:, inside]
+
+    def columns(self, messages: np.ndarray, options: TrainOptions) -> KeyColumns:
+        return KeyColumns(self.wanted, self.picked[0:2], self.picked[2:4],
+                          _selection(self.picked[2:4], self.wanted, messages, options, keyword_keys_of(options)))
+
+
+def keyword_keys_of(options: TrainOptions) -> np.ndarray | None:
+    """The sorted keys of the model's keyword list, if it has one."""
+    if not options.keywords:
+        return None
+    return np.unique(np.fromiter(map(token_key, options.keywords), dtype=np.uint64, count=len(options.keywords)))
+
+
 def calibration_due(labels: list[int], messages) -> bool:
     """Whether the sample allows a calibration: two of each class in it and in the model."""
     return labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(messages) >= 2
@@ -61,37 +94,32 @@ def calibration_due(labels: list[int], messages) -> bool:
 
 def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoffs | None,
                         sample: list, day: int, budget: int, phases=None,
-                        before_write: Callable[[dict], None] | None = None) -> int:
+                        before_write: Callable[[dict], None] | None = None,
+                        copies: list[int] | None = None) -> int:
     """Write the model of `tally`'s counts to `path`; returns the vocabulary size.
 
     The final write holds the model's lock, and `before_write(learned)`
     runs under it first (see training.train_file); `phases` is told when
-    the counts are merged, weighed, calibrated and written.
+    the counts are merged, weighed, calibrated and written.  `copies`: how
+    many times each sample message is counted (training.count_near_errors_again).
     """
     phases = phases or Phases()
     real = check_writable(path)
     directory = os.path.dirname(real)
     messages = tally.messages.copy()
-    keyword_keys = (np.unique(np.fromiter(map(token_key, options.keywords), dtype=np.uint64,
-                                          count=len(options.keywords))) if options.keywords else None)
+    keyword_keys = keyword_keys_of(options)
     with tempfile.TemporaryDirectory(prefix=f".{os.path.basename(real)}.build-", suffix=".tmp", dir=directory) as scratch:
         # Pass 1.
         phases.phase("merging counts")
         counts_run = SpilledRun(os.path.join(scratch, "counts"), True)
         text_run = SpilledRun(os.path.join(scratch, "text"), False)
-        totals = np.zeros(2, dtype=np.int64)
         largest = 0
-        wanted = (np.unique(np.concatenate([keys for keys, _ in sample])) if sample
-                  else np.zeros(0, dtype=np.uint64))
-        picked = np.zeros((4, len(wanted)), dtype=np.uint32)
+        gathered = SampleColumns(sample)
         for chunk in tally.store.merged_counts():
             counts_run.append(chunk)
-            totals += chunk.counts[0:2].sum(axis=1, dtype=np.int64)
+            gathered.take(chunk)
             largest = max(largest, int(chunk.counts[0:2].max(initial=0)))
-            at = np.searchsorted(wanted, chunk.keys)
-            inside = at < len(wanted)
-            inside[inside] = wanted[at[inside]] == chunk.keys[inside]
-            picked[:, at[inside]] = chunk.counts[:, inside]
+        totals = gathered.totals
         for chunk in tally.store.merged_text():
             text_run.append(chunk)
         tally.store.close()  # the spilled runs are merged: their disk space is free again
@@ -162,10 +190,9 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
         fitted = Model(None, options, cutoffs, {"block_size": BLOCK_KEYS})  # type: ignore[arg-type]
         labels = [label for _, label in sample]
         if calibration_due(labels, messages):
-            columns = KeyColumns(wanted, picked[0:2], picked[2:4],
-                                 _selection(picked[2:4], wanted, messages, options, keyword_keys))
-            fitted.fit_calibration(blocked_raw_scores_by_key(columns, [keys for keys, _ in sample], labels, totals,
-                                                             vocabulary, messages, options), labels)
+            fitted.fit_calibration(blocked_raw_scores_by_key(gathered.columns(messages, options),
+                                                             [keys for keys, _ in sample], labels, totals,
+                                                             vocabulary, messages, options, copies=copies), labels)
             if cutoffs is None:
                 fitted.tune_cutoffs(labels)
         meta = file_meta(fitted.meta, options, messages, bias, fitted.cutoffs, vocabulary, totals)

@@ -166,7 +166,7 @@ def inspect_text(summary, spam_rows, ham_rows, looked_up):
     console.print(f"[bold]model[/bold] {escape(summary['model'])}")
     console.print(f"messages: {m['spam']:,} spam, {m['ham']:,} ham   vocabulary: {summary['vocabulary']:,} tokens")
     console.print(f"event model: {summary['event_model']}   alpha: {summary['alpha']:g}   "
-                  f"min strength: {summary['min_strength']:g}   "
+                  f"min strength: {summary['min_strength']:g}   retrain margin: {summary['retrain_margin']:g}   "
                   f"bias: {summary['bias']:+.3f}   cutoffs: spam ≥ {summary['cutoffs']['spam']:g}, "
                   f"ham ≤ {summary['cutoffs']['ham']:g}")
     size = f"{summary['file_bytes'] / 1e6:.1f} MB" if summary.get("file_bytes") else "?"

@@ -28,7 +28,7 @@ def options_to_meta(options: TrainOptions) -> dict:
             "tokenizer": options.tokenizer.to_dict(), "robinson": options.robinson,
             "normalize": options.normalize, "top_k": options.top_k, "chunk": options.chunk,
             "min_df": options.min_df, "max_features": options.max_features,
-            "min_strength": options.min_strength, "keywords": sorted(options.keywords)}
+            "min_strength": options.min_strength, "retrain_margin": options.retrain_margin, "keywords": sorted(options.keywords)}
 
 
 # Bounds on what a model's header may say.  A file is written by someone
@@ -96,6 +96,8 @@ def options_from_meta(meta: dict) -> TrainOptions:
         max_features=whole(meta, "max_features", 0, _COUNT_LIMIT, 0),
         # Models written before the option existed weighed every token.
         min_strength=number(meta, "min_strength", 0, _LIMIT, 0.0),
+        # Models written before the option existed counted each message once.
+        retrain_margin=number(meta, "retrain_margin", 0, _LIMIT, 0.0),
         keywords=frozenset(_strings(meta, "keywords")) if "keywords" in meta else frozenset())
 
 

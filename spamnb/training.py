@@ -19,7 +19,7 @@ from . import modelbuild
 from .digest import message_digest
 from .errors import InputError, ModelError
 from .message import decode_message
-from .model import KeyColumns, Model, blocked_raw_scores_by_key, today
+from .model import KeyColumns, Model, blocked_raw_scores_by_key, distinct_keys, raw_scores_by_key, today
 from .options import TrainOptions
 from .scoring import Cutoffs, token_key
 from .sources import count_messages, display
@@ -254,17 +254,20 @@ def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: Tra
     return [(kept[number][0], kept[number][1]) for number in sorted(sample.items)]  # reading order
 
 
-def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:
+def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True,
+              copies: list[int] | None = None) -> None:
     """Fit the model's probability calibration, and with `tune` its cutoffs,
-    on held-out scores of the sample (in reading order), when the sample allows it."""
+    on held-out scores of the sample (in reading order), when the sample
+    allows it; `copies`: how many times each was counted (Model.calibrate)."""
     labels = [label for _, label in sample]
     if modelbuild.calibration_due(labels, model.messages):
-        model.calibrate([tokens for tokens, _ in sample], labels)
+        model.calibrate([tokens for tokens, _ in sample], labels, copies)
         if tune:
             model.tune_cutoffs(labels)
 
 
-def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], tune: bool = True) -> None:
+def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], tune: bool = True,
+                     copies: list[int] | None = None) -> None:
     """calibrate, for a sample of messages given as token keys."""
     labels = [label for _, label in sample]
     if modelbuild.calibration_due(labels, model.messages):
@@ -276,7 +279,7 @@ def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], tune: b
         columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
         raw = blocked_raw_scores_by_key(columns, [keys for keys, _ in sample], labels,
                                         counts.occurrences.sum(axis=1), len(counts), counts.messages,
-                                        model.options)
+                                        model.options, copies=copies)
         model.fit_calibration(raw, labels)
         if tune:
             model.tune_cutoffs(labels)
@@ -289,13 +292,100 @@ def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options
     counts = TokenCounts()
     for start in range(0, len(documents), BATCH_MESSAGES):
         counts.add(documents[start:start + BATCH_MESSAGES], labels[start:start + BATCH_MESSAGES])
+    sample = Reservoir(CALIBRATION_SAMPLE)
+    for index in range(len(documents)):
+        sample.offer(index)
+    sample = [(documents[i], labels[i]) for i in sorted(sample.items)]  # in reading order
+    copies = count_near_errors_again(counts, sample, options)
     model = Model.from_counts(counts, options)
     if calibrated:
-        sample = Reservoir(CALIBRATION_SAMPLE)
-        for index in range(len(documents)):
-            sample.offer(index)
-        calibrate(model, [(documents[i], labels[i]) for i in sorted(sample.items)])  # in reading order
+        calibrate(model, sample, copies=copies)
     return model
+
+
+def count_near_errors_again(counts: TokenCounts, sample: list[tuple[list[str], int]],
+                            options: TrainOptions) -> list[int]:
+    """Count once more the sample's messages that the model of `counts` scores
+    wrong or within `options.retrain_margin` of 0 (raw score), all at once
+    (see TrainOptions.retrain_margin).  Returns how many times each sample
+    message is now counted (1 or 2), which calibration takes out with its
+    block.  The sample is every training message up to CALIBRATION_SAMPLE
+    of them, else a uniform sample."""
+    margin = options.retrain_margin
+    if margin <= 0 or not sample or counts.messages.min() <= 0:
+        return [1] * len(sample)
+    model = Model.from_counts(counts, options)
+    copies = [2 if (1 if label == SPAM else -1) * model.raw_score(tokens) <= margin else 1
+              for tokens, label in sample]
+    for (tokens, label), times in zip(sample, copies):
+        if times == 2:
+            count_occurrences_again(counts, tokens, label)
+    return copies
+
+
+def count_occurrences_again(counts: TokenCounts, tokens: list[str], label: int) -> None:
+    """Count a message's token occurrences once more, and nothing else: its
+    message and document counts stay counts of messages (TrainOptions.retrain_margin)."""
+    bag = Counter(tokens)
+    counts.occurrences[label, [counts.vocabulary[token] for token in bag]] += list(bag.values())
+
+
+def near_errors_by_key(columns: KeyColumns, sample: list[tuple[np.ndarray, int]], totals: np.ndarray,
+                       vocabulary: int, messages: np.ndarray, options: TrainOptions
+                       ) -> tuple[list[int], Run | None]:
+    """count_near_errors_again's choice, for a sample given as token keys and
+    a model given as the columns of the sample's keys (KeyColumns) with its
+    totals, V and message counts: how many times each sample message is to
+    be counted (1 or 2), and the occurrences of those counted again as one
+    keyed run (document and message counts stay: see TrainOptions.retrain_margin)."""
+    margin = options.retrain_margin
+    if margin <= 0 or not sample or np.asarray(messages).min() <= 0:
+        return [1] * len(sample), None
+    raw = raw_scores_by_key(columns, [keys for keys, _ in sample], totals, vocabulary, messages, options)
+    copies = [2 if (1 if label == SPAM else -1) * score <= margin else 1
+              for score, (_, label) in zip(raw.tolist(), sample)]
+    parts = []
+    for (keys, label), times in zip(sample, copies):
+        if times == 2:
+            distinct, counted = distinct_keys(keys)
+            counts = np.zeros((4, len(distinct)), dtype=np.uint32)
+            counts[label] = counted
+            parts.append(Run(distinct, counts))
+    return copies, (combine(parts) if parts else None)
+
+
+def count_near_errors_again_by_key(counts: TokenCounts, sample: list[tuple[np.ndarray, int]],
+                                   options: TrainOptions) -> list[int]:
+    """count_near_errors_again, for the whole vocabulary in memory and a sample
+    given as token keys: the near errors' counts are added to `counts`."""
+    if options.retrain_margin <= 0 or not sample or counts.messages.min() <= 0:
+        return [1] * len(sample)
+    model = Model.from_counts(counts, options)  # its feature selection, as scoring would see it
+    wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
+    at = np.searchsorted(counts.keys, wanted)
+    columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
+    copies, extra = near_errors_by_key(columns, sample, counts.occurrences.sum(axis=1), len(counts),
+                                       counts.messages, options)
+    if extra is not None:
+        counts.occurrences[:, np.searchsorted(counts.keys, extra.keys)] += extra.counts[0:2]
+    return copies
+
+
+def count_near_errors_again_in_store(tally: "Tally", sample: list[tuple[np.ndarray, int]],
+                                     options: TrainOptions) -> list[int]:
+    """count_near_errors_again, for counts held in a CountStore (bounded
+    memory): one merge pass gathers the sample's columns, and the near
+    errors' counts go into the store as one more run."""
+    if options.retrain_margin <= 0 or not sample or tally.messages.min() <= 0:
+        return [1] * len(sample)
+    gathered = modelbuild.SampleColumns(sample)
+    for chunk in tally.store.merged_counts():
+        gathered.take(chunk)
+    copies, extra = near_errors_by_key(gathered.columns(tally.messages, options), sample, gathered.totals,
+                                       gathered.vocabulary, tally.messages, options)
+    if extra is not None:
+        tally.store.add(extra)
+    return copies
 
 
 def expected_messages(paths: Sequence[str]) -> int:
@@ -327,10 +417,11 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
         tally.close()
     if phases is not None:
         phases.phase("weighing tokens")
+    copies = count_near_errors_again_by_key(counts, sample, options)
     model = Model.from_counts(counts, options, cutoffs)
     if phases is not None:
         phases.phase("fitting calibration and cutoffs")
-    calibrate_by_key(model, sample, tune=cutoffs is None)
+    calibrate_by_key(model, sample, tune=cutoffs is None, copies=copies)
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
     return model, report
@@ -408,8 +499,9 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
         tally, report, sample = _count(spam, ham, options, progress, executor, workers, budget,
                                        os.path.dirname(real), f".{os.path.basename(real)}.spill-")
         try:
+            copies = count_near_errors_again_in_store(tally, sample, options)
             report.vocabulary = modelbuild.write_trained_model(path, tally, options, cutoffs, sample, today(),
-                                                               budget, phases, before_write)
+                                                               budget, phases, before_write, copies)
         finally:
             tally.close()
     except OSError as error:  # spilled runs and the build folder live beside the model

@@ -184,3 +184,31 @@ def test_cutoffs_fitted_on_blocked_held_out_scores_hold_on_later_mail():
     naive = Cutoffs(*tune_cutoffs(inside, np.array(labels[:cut])))
     naive_lost = sum(naive.label(score.log_odds) == "spam" for score, label in later if label == 0)
     assert naive_lost >= 5 * max(ham_lost, 1)
+
+
+def test_spam_cutoff_holds_in_every_time_block_not_only_pooled():
+    """5,000 held-out ham (1,000 a block): pooled, 0.1 % lets the 4 spammiest
+    through (k = ⌊0.001 · 5,001⌋ - 1), all of them in the last block.  Each
+    block's own cutoff (1,000 ham: k = 0) lies above its spammiest ham, so the
+    stored spam cutoff lies above all four: later mail drifts like that block."""
+    from spamnb.counts import TokenCounts
+    from spamnb.model import Model
+    from spamnb.options import TrainOptions
+    from spamnb.scoring import logit
+
+    rng = np.random.default_rng(5)
+    ham = rng.normal(-6, 1, 5000)
+    ham[-4:] = [4.0, 4.5, 5.0, 5.5]  # the last block's ham drift toward spam
+    spam = rng.normal(8, 1, 2000)
+    counts = TokenCounts()
+    counts.add([["a"], ["b"]], [0, 1])
+    model = Model.from_counts(counts, TrainOptions())
+    model.held_out_log_odds = np.concatenate([ham, spam])
+    labels = [0] * len(ham) + [1] * len(spam)
+    from spamnb.calibration import tune_cutoffs
+
+    pooled_spam, _ = tune_cutoffs(model.held_out_log_odds, np.array(labels))
+    assert logit(pooled_spam) < 4.0  # pooled, the four would be called spam
+    cutoffs = model.tune_cutoffs(labels)
+    assert logit(cutoffs.spam) > 5.5
+    assert cutoffs.ham <= cutoffs.spam

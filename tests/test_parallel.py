@@ -89,14 +89,19 @@ def split_sample(root):
 
 
 def test_merge_equals_training_on_the_union(tmp_path):
+    # Counts add up only when training counts each message once: a retraining
+    # pass (--retrain-margin) counts the near errors of the model it trained,
+    # and a half's near errors are not the whole's.
     split_sample(tmp_path)
     for part in ("a", "b"):
-        assert run_spamnb("train", tmp_path / part, "--model", tmp_path / f"{part}.m", "-q").returncode == 0
+        assert run_spamnb("train", tmp_path / part, "--model", tmp_path / f"{part}.m", "-q",
+                          "--retrain-margin", "0").returncode == 0
     merged = run_spamnb("merge", tmp_path / "a.m", tmp_path / "b.m", "-o", tmp_path / "ab.m")
     assert merged.returncode == 0, merged.stderr.decode()
     assert b"46 spam + 46 ham" in merged.stdout and merged.stderr == b""
     union = run_spamnb("train", "--spam", tmp_path / "a/spam", "--spam", tmp_path / "b/spam",
-                       "--ham", tmp_path / "a/ham", "--ham", tmp_path / "b/ham", "--model", tmp_path / "all.m", "-q")
+                       "--ham", tmp_path / "a/ham", "--ham", tmp_path / "b/ham", "--model", tmp_path / "all.m", "-q",
+                       "--retrain-margin", "0")
     assert union.returncode == 0
     first, second = read_model(tmp_path / "ab.m"), read_model(tmp_path / "all.m")
     for name in first.meta["sections"]:  # counts, digests, weights: all of it

@@ -183,3 +183,64 @@ def test_models_from_before_min_strength_weigh_every_token():
     assert options_from_meta(meta).min_strength == 1.5
     del meta["min_strength"]  # what a model file or export written before the option holds
     assert options_from_meta(meta).min_strength == 0.0
+
+
+def test_retrain_margin_counts_the_near_errors_once_more():
+    """Hand computation: mixed, α 1, mean, min strength 0.  Spam [a b], [a c];
+    ham [d e], [d a].  N_spam: a 2, b 1, c 1; N_ham: d 2, e 1, a 1; both
+    totals 4, V 5, so both denominators are 4 + 5 = 9 and λ_a = log 3/2,
+    λ_b = λ_c = log 2, λ_d = -log 3, λ_e = -log 2.  Mean raw scores: the
+    spam log 3/√2 ≈ 0.549 each, ham [d e] -log √6 ≈ -0.896, ham [d a]
+    -log √2 ≈ -0.347.  A margin of 0.5 counts [d a]'s occurrences once
+    more; 0.6 also both spam's; 0.3 none.  Message and document counts stay
+    counts of messages."""
+    from spamnb.training import fit_tokenized
+
+    documents = [["a", "b"], ["a", "c"], ["d", "e"], ["d", "a"]]
+    labels = [1, 1, 0, 0]
+    assert math.isclose((math.log(1.5) + math.log(2)) / 2, 0.549, abs_tol=1e-3)
+    expected = {
+        0.3: {"a": (1, 2), "b": (0, 1), "c": (0, 1), "d": (2, 0), "e": (1, 0)},
+        0.5: {"a": (2, 2), "b": (0, 1), "c": (0, 1), "d": (3, 0), "e": (1, 0)},
+        0.6: {"a": (2, 4), "b": (0, 2), "c": (0, 2), "d": (3, 0), "e": (1, 0)},
+    }
+    documents = {"a": (1, 2), "b": (0, 1), "c": (0, 1), "d": (2, 0), "e": (1, 0)}
+    for margin, occurrences in expected.items():
+        options = TrainOptions("mixed", 1.0, TokenizerOptions(), normalize="mean", min_strength=0.0,
+                               retrain_margin=margin)
+        counts = fit_tokenized(documents, labels, options, calibrated=False).counts
+        got = {token: tuple(int(n) for n in counts.occurrences[:, i]) for i, token in enumerate(counts.tokens)}
+        assert got == occurrences, margin
+        assert {token: tuple(int(n) for n in counts.documents[:, i])
+                for i, token in enumerate(counts.tokens)} == documents, margin
+        assert counts.messages.tolist() == [2, 2], margin
+
+
+def test_models_from_before_retrain_margin_counted_each_message_once():
+    from spamnb.scorer import options_from_meta, options_to_meta
+
+    meta = options_to_meta(TrainOptions(retrain_margin=2.5))
+    assert options_from_meta(meta).retrain_margin == 2.5
+    del meta["retrain_margin"]
+    assert options_from_meta(meta).retrain_margin == 0.0
+
+
+def test_held_out_scores_take_out_every_copy_of_a_twice_counted_message():
+    """A near error counted twice (retrain_margin) is held out whole: its
+    held-out score equals the score of a model trained without either copy."""
+    from conftest import retrained_raw_score
+    from spamnb.counts import TokenCounts
+    from spamnb.model import held_out_raw_scores
+    from spamnb.training import count_occurrences_again
+
+    tokens, X, y = random_corpus(120, 200)
+    docs = [[tokens[j] for j in X[i].indices for _ in range(X[i, j])] for i in range(X.shape[0])]
+    labels = y.tolist()
+    options = TrainOptions("mixed", 0.5, TokenizerOptions(), normalize="mean", min_strength=0.5)
+    counts = TokenCounts()
+    counts.add(docs, labels)
+    count_occurrences_again(counts, docs[3], labels[3])  # message 3 counted a second time
+    got = held_out_raw_scores(counts, [docs[3]], [labels[3]], options, copies=[2])[0]
+    assert math.isclose(got, retrained_raw_score(docs, labels, 3, options), abs_tol=1e-6)  # float32 weights
+    once = held_out_raw_scores(counts, [docs[3]], [labels[3]], options)[0]
+    assert abs(once - got) > 1e-3  # one copy left in would score it differently
