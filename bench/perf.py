@@ -500,6 +500,12 @@ def sklearn_model(bench: Bench, name: str) -> tuple[Path, Run]:
 
 
 def synthetic_corpus(bench: Bench, messages: int) -> tuple[Path, Path]:
+    given = Path(bench.arguments.synthetic or "/nonexistent") / f"synthetic-{messages}"
+    if (given / "spam.mbox").exists() and (given / "ham.mbox").exists():
+        # Written before by `bench/synthetic.py --messages N --out DIR/synthetic-N` (seed 1, the
+        # same bytes as below): a million messages take 10-15 minutes to write on this machine.
+        return given / "spam.mbox", given / "ham.mbox"
+
     def make():
         folder = bench.temp / f"synthetic-{messages}"
         ok, why = synthetic.fits(folder, messages)
@@ -514,6 +520,15 @@ def synthetic_corpus(bench: Bench, messages: int) -> tuple[Path, Path]:
 
 
 def vocabulary(bench: Bench, model: Path) -> int:
+    try:  # the header says it; `inspect` would load every section of a model of gigabytes
+        sys.path.insert(0, str(Path(bench.arguments.checkout)))
+        from spamnb.modelfile import read_model
+
+        return int(read_model(model, verify=False).meta["vocabulary"])
+    except (ImportError, KeyError, ValueError, OSError):
+        pass
+    finally:
+        sys.path.pop(0)
     done = run(bench.spamnb + ["inspect", "--model", str(model), "--top", "0", "--format", "json"],
                bench.spamnb_env)
     return int(json.loads(done.stdout)["summary"]["vocabulary"])
@@ -947,7 +962,7 @@ def measure_scale(bench: Bench) -> list[Result]:
         except Failed as error:
             rows.append(f"| {messages:,} | spamnb | error: {cell(error)} | | | | | |")
         model.unlink(missing_ok=True)
-        if bench.has("bogofilter"):
+        if bench.has("bogofilter") and messages <= (bench.arguments.scale_peers_up_to or messages):
             print(f"  scale {messages:,}: bogofilter", file=sys.stderr, flush=True)
             database = bench.temp / f"scale-{messages}-bogofilter"
             try:
@@ -961,8 +976,9 @@ def measure_scale(bench: Bench) -> list[Result]:
             except Failed as error:
                 rows.append(f"| {messages:,} | bogofilter | error: {cell(error)} | | | | | |")
             shutil.rmtree(database, ignore_errors=True)
-        # The largest corpora take gigabytes: gone once measured.
-        shutil.rmtree(spam.parent, ignore_errors=True)
+        # The largest corpora take gigabytes: gone once measured (not those given with --synthetic).
+        if bench.temp in spam.parents:
+            shutil.rmtree(spam.parent, ignore_errors=True)
         bench.made.pop(("synthetic", messages), None)
     bench.tables.append("Scale, on synthetic mail (bench/synthetic.py; half spam, half ham; "
                         f"spamnb {'-j %d' % bench.jobs if bench.features['train -j'] else 'in one process'}; "
@@ -1068,6 +1084,10 @@ def parse_arguments(argv=None):
                         help="runs per latency median (default 21; 3 with --quick)")
     parser.add_argument("--scale", type=lambda text: [int(n.replace("_", "")) for n in text.split(",")],
                         help="message counts of the scale table (default 10000,100000,1000000)")
+    parser.add_argument("--synthetic", metavar="DIR",
+                        help="reuse DIR/synthetic-N/{spam,ham}.mbox written by bench/synthetic.py (seed 1)")
+    parser.add_argument("--scale-peers-up-to", type=int, default=0, metavar="N",
+                        help="in the scale table, measure bogofilter only up to N messages (default: all)")
     parser.add_argument("--checkout", default=str(ROOT), help="the spamnb checkout to measure (default: this one)")
     parser.add_argument("--timeout", type=float, default=TIMEOUT,
                         help=f"seconds any one command may take (default {TIMEOUT:,})")
@@ -1098,13 +1118,29 @@ def main(argv=None) -> None:
         for name in MEASURES:
             if not arguments.only or name in arguments.only:
                 results += run_measure(bench, name)
-        text = report(bench, results, command, time.perf_counter() - started)
+        if arguments.only == ["scale"]:
+            text = scale_report(bench, command, time.perf_counter() - started)
+        else:
+            text = report(bench, results, command, time.perf_counter() - started)
     finally:
         if arguments.keep:
             print(f"kept {temporary}", file=sys.stderr)
         else:
             shutil.rmtree(temporary, ignore_errors=True)
-    publish("perf", text, arguments.write)
+    # The scale table alone goes in a section of its own (one per set of sizes), so the rows of
+    # the full run stay as they were measured.
+    section = "perf" if arguments.only != ["scale"] else \
+        "perf-scale-" + "-".join(str(n) for n in scale_sizes(bench))
+    publish(section, text, arguments.write)
+
+
+def scale_report(bench: Bench, command: str, seconds: float) -> str:
+    versions = "; ".join(f"{tool} {version}" if tool != "sklearn" else version
+                         for tool, version in bench.versions.items())
+    return "\n".join([*bench.tables, "",
+                      f"Machine: {compare.machine()}; load average at the start {bench.load}; {versions}. "
+                      f"Run {datetime.date.today().isoformat()}, {seconds / 60:.1f} minutes in all.", "",
+                      *reproduce(command)])
 
 
 if __name__ == "__main__":

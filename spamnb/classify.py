@@ -15,7 +15,8 @@ from .errors import EXIT_INPUT_ERROR, InputError
 from .record import Record
 from .render import ScoreWriter
 from .scoring import LABEL_SPAM, LABEL_UNSURE, Cutoffs
-from .sources import MAX_MESSAGE_BYTES, Skipped, display, read_messages
+from .scoring import LABEL_UNSURE as _UNSURE, Score
+from .sources import MAX_MESSAGE_BYTES, Skipped, display, looks_like_mail, read_messages
 
 # Messages per batch sent to a worker: the pipe round trip is paid per batch.
 BATCH_MESSAGES = 64
@@ -46,9 +47,20 @@ class Outcome(Record):
 _WORKER_SCORER = None
 
 
+NOT_MAIL = "not mail (no header line at its start: binary data or plain text?); not scored, marked unsure"
+
+
+def score_data(scorer, data: bytes, explain: bool, cutoffs, timeout: float | None) -> Score:
+    """The message's score; for input that is not mail (a binary file, text
+    with no header line), which a verdict would say nothing true about, the
+    unsure score of a message not scored, with the reason."""
+    if not looks_like_mail(data):
+        return Score(log_odds=0.0, probability=0.5, label=_UNSURE, reason=NOT_MAIL)
+    return score_within(lambda: scorer.score_message(data, explain=explain, cutoffs=cutoffs), timeout)
+
+
 def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list:
-    return [score_within(lambda: _WORKER_SCORER.score_message(data, explain=explain, cutoffs=cutoffs), timeout)
-            for data in batch]
+    return [score_data(_WORKER_SCORER, data, explain, cutoffs, timeout) for data in batch]
 
 
 class _Scoring:
@@ -71,8 +83,7 @@ class _Scoring:
             self._send()
 
     def _score_here(self, origin: str, data: bytes) -> None:
-        self.done(origin, score_within(
-            lambda: self.scorer.score_message(data, explain=self.explain, cutoffs=self.cutoffs), self.timeout))
+        self.done(origin, score_data(self.scorer, data, self.explain, self.cutoffs, self.timeout))
 
     def _send(self) -> None:
         if self.pool is None:

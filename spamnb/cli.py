@@ -10,8 +10,8 @@ import sys
 import click
 
 from . import __version__
-from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InputError,
-                     OptionError, SpamnbError)
+from .errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_USAGE, FileError, InputError,
+                     OptionError, SpamnbError, file_error, os_error_line)
 from .options import EVENT_MODELS, NORMALIZE, TrainOptions
 from .paths import default_model_path
 
@@ -43,15 +43,64 @@ class FieldName(click.ParamType):
         return value
 
 
+# Header fields mail carries (RFC 5322, 2045, 2369, 2919 and the common
+# extensions): a --headers name close to one of these, or to a preset, but
+# not one of them, is a typo (`contnet`, `subjcet`), refused before a
+# training run tokenizes no header at all.  X- fields and names far from
+# every known one are anyone's own fields and pass.
+KNOWN_HEADER_FIELDS = frozenset("""
+    subject from to cc bcc reply-to sender date message-id in-reply-to references received
+    return-path delivered-to envelope-to mime-version content-type content-transfer-encoding
+    content-disposition content-id content-description content-language user-agent organization
+    importance priority precedence comments keywords errors-to list-id list-unsubscribe list-post
+    list-help list-subscribe list-owner list-archive thread-topic thread-index authentication-results
+    dkim-signature received-spf arc-seal resent-from resent-to resent-date resent-message-id
+    disposition-notification-to auto-submitted""".split())
+
+
+class HeaderSpec(click.ParamType):
+    """--headers: all, content, none, or a comma list of field names (a
+    trailing * matches a prefix); a name that looks like a misspelt preset or
+    field is refused, with the likely meaning."""
+
+    name = "SPEC"
+
+    def convert(self, value, param, ctx):
+        import difflib
+
+        from .filtering import field_name_problem
+        from .tokens import HEADER_PRESETS
+
+        known = sorted(KNOWN_HEADER_FIELDS | set(HEADER_PRESETS))
+        for item in str(value).split(","):
+            name = item.strip().lower().rstrip(":")
+            base = name[:-1] if name.endswith("*") else name
+            if not name or name in HEADER_PRESETS or name == "*":
+                continue
+            problem = field_name_problem(base) if base else None
+            if problem:
+                self.fail(problem, param, ctx)
+            if base in KNOWN_HEADER_FIELDS or base.startswith("x-") or name.endswith("*"):
+                continue
+            close = difflib.get_close_matches(base, known, n=1, cutoff=0.7)
+            if close:
+                self.fail(f"{item.strip()!r} is neither a preset (all, content, none) nor a header field "
+                          f"spamnb knows; did you mean {close[0]!r}?", param, ctx)
+        return value
+
+
 # The most of a message read (--max-size): past this a message is attachments.
 MAX_SIZE_LIMIT = 1 << 30
 
 EXIT_STATUS_HELP = """\b
 Exit status:
   0   done (classify: every message given was scored)
-  3   model error: missing, unreadable, corrupt, foreign or too new
+  3   model error: missing, unreadable, corrupt, foreign or too new; or a
+      file cannot be written (missing folder, read-only file system, full
+      disk, permission): the line names the path
   4   input error: a path does not exist or nothing in it could be read
-  64  usage error: bad options
+  64  usage error: bad options or settings; or a model holding messages the
+      new one lacks was left alone (give --replace)
   75  filter: the message was passed through untouched (EX_TEMPFAIL);
       classify --server: no server answered
   70  internal error (a bug: please report it)
@@ -84,6 +133,23 @@ def _cutoffs(stored, spam_cutoff, ham_cutoff):
                        ham=stored.ham if ham_cutoff is None else ham_cutoff)
     except ValueError as error:
         raise OptionError(str(error)) from None
+
+
+def _keep_what_was_taught(path: str, after: dict, replace: bool, what: str, hint: str) -> None:
+    """Refuse to replace the model at `path` by one that lacks messages it holds
+    (learned or trained into it before), unless --replace says to."""
+    from .model import messages_lost, messages_on_record
+
+    lost = messages_lost(messages_on_record(path), after)
+    if lost and not replace:
+        raise OptionError(f"{path} holds {lost:,} message(s) that {what} does not include; they would be "
+                          f"lost: give --replace to replace it all the same, or {hint}")
+
+
+replace_option = click.option(
+    "--replace", is_flag=True,
+    help="Replace an existing model even when it holds messages (learned or trained before) that the new "
+         "one lacks.  Without it, such a model is left alone and the command exits 64.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -143,7 +209,7 @@ def training_options(function):
                      help="Fold Traditional Chinese and spam homoglyphs to Simplified."),
         click.option("--bigrams/--no-bigrams", default=None,
                      help="Also count pairs of adjacent words."),
-        click.option("--headers", "headers_spec", default="all", show_default=True,
+        click.option("--headers", "headers_spec", type=HeaderSpec(), default="all", show_default=True,
                      help="Header fields to tokenize: all; content (Subject, From, To, Cc, Reply-To, "
                      "MIME-Version, Content-*: for collections whose routing headers give the label "
                      "away); none; or a comma list such as 'subject,from,x-mailer,content-*'."),
@@ -210,19 +276,25 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
                    "Default: tuned so that a new spam is called ham with probability at most 0.5 %.")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Worker processes that decode and count mail.  [default: every core]")
+@replace_option
 @click.option("--scheduler", metavar="ADDRESS",
               help="Count on a Dask cluster instead (tcp://HOST:PORT of its scheduler; needs "
                    "spamnb[dask] here and on the workers).  The model is the same as a local run's.")
+@click.option("--memory-budget", type=click.IntRange(1), default=32, show_default=True, metavar="MB",
+              help="Megabytes of counts held in memory while training; past it, sorted runs spill to a "
+                   "folder beside the model.  Changes the memory used, never the model.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
           chunk, min_df, max_features, min_strength, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file,
-          spam_cutoff, ham_cutoff, jobs, scheduler, quiet):
+          spam_cutoff, ham_cutoff, replace, jobs, scheduler, memory_budget, quiet):
     """Train a model from labelled mail and write it.
 
     FOLDER holds spam/ and ham/ (each a directory of message files, a Maildir
     or an mbox); or name sources with --spam and --ham.  Files that cannot be
     read as mail are skipped and listed.  The model file is replaced
-    atomically: an interrupted run leaves the old one intact.
+    atomically: an interrupted run leaves the old one intact.  An existing
+    model that holds messages this training does not include (taught by
+    `learn`, say) is left alone, exit 64, unless --replace is given.
 
     \b
     Examples:
@@ -231,9 +303,10 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
       spamnb train ./mail --headers subject,from --event-model bernoulli
       spamnb train ./mail --scheduler tcp://10.0.0.5:8786    # on a Dask cluster
     """
+    from .progress import phases
     from .scoring import Cutoffs
     from .workers import executor_for
-    from .training import labelled_folder, train as train_model, expected_messages
+    from .training import labelled_folder, train_file, expected_messages
     from .render import skipped_summary
 
     if folder:
@@ -255,26 +328,21 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     if set(spam_paths) & set(ham_paths):
         raise OptionError("the same source is given as both spam and ham: "
                           + ", ".join(sorted(set(spam_paths) & set(ham_paths))))
-    from .modelfile import check_writable
+    from .modelfile import check_writable, locked
 
     path = _model_path(model_path)
     check_writable(path)
-    show_progress = not quiet and sys.stderr.isatty()
-    with executor_for(jobs, scheduler) as (executor, workers):
-        if show_progress:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn)
-            from rich.console import Console
+    def keep_what_was_taught(learned: dict) -> None:
+        _keep_what_was_taught(path, learned, replace, "this training", "`spamnb learn` the new mail into it")
 
-            total = expected_messages([*spam_paths, *ham_paths])
-            with Progress(TextColumn("training"), BarColumn(), MofNCompleteColumn(),
-                          TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-                task = bar.add_task("train", total=total)
-                model, report = train_model(spam_paths, ham_paths, options, cutoffs,
-                                            lambda origin: bar.advance(task), executor, workers)
-        else:
-            model, report = train_model(spam_paths, ham_paths, options, cutoffs, None, executor, workers)
-    model.save(path)
+    # The workers are forked before the display's drawing thread starts.
+    with executor_for(jobs, scheduler) as (executor, workers), phases(quiet) as shown:
+        if shown.drawn:
+            shown.phase("counting messages")
+            shown.phase("reading and counting", expected_messages([*spam_paths, *ham_paths]),
+                        then="counting: workers finishing")
+        report = train_file(path, spam_paths, ham_paths, options, cutoffs, shown.advance if shown.drawn else None,
+                            executor, workers, memory_budget << 20, phases=shown, before_write=keep_what_was_taught)
     for line in skipped_summary(report.skipped):
         click.echo(f"spamnb: {line}", err=True)
     if not quiet:
@@ -475,7 +543,9 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     import json
 
     from . import render
-    from .evaluation import load_corpus, run_protocol
+    from .evaluation import index_sources, load_corpus, run_protocol
+    from .progress import phases
+    from .training import expected_messages
 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
@@ -489,20 +559,30 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     if plot_path:
         if not plot_path.lower().endswith((".svg", ".png")):
             raise OptionError("--plot writes FILE.svg (always) or FILE.png (with matplotlib installed)")
-        if not os.access(os.path.dirname(os.path.abspath(plot_path)), os.W_OK):
-            raise OptionError(f"cannot write {plot_path}: its directory is missing or not writable")
+        folder = os.path.dirname(os.path.abspath(plot_path))
+        if not os.path.isdir(folder):
+            raise FileError(f"cannot write {plot_path}: its folder {folder} does not exist")
+        if not os.access(folder, os.W_OK):
+            raise FileError(f"cannot write {plot_path}: its folder {folder} cannot be written to")
     if tune and model_path:  # before the evaluation's minutes; store_cutoffs checks again under the lock
         from .model import Model
 
         if Model.load(model_path).options != options:
             raise OptionError(f"{model_path} was trained with other options than this evaluation; "
                               "evaluate with the same options so the cutoffs mean the same thing")
-    try:
-        corpus = load_corpus(source, options)
-        result, scores, protocol = run_protocol(corpus, options, share=share, folds=folds, online=online,
-                                                shuffle=shuffle, seed=seed)
-    except ValueError as error:
-        raise InputError(str(error)) from None
+    with phases() as shown:
+        try:
+            total = None
+            if shown.drawn:
+                shown.phase("counting messages")
+                total = (expected_messages([os.path.join(source, "spam"), os.path.join(source, "ham")])
+                         if os.path.isdir(source) else len(index_sources(source)))
+            shown.phase("reading and tokenizing", total)
+            corpus = load_corpus(source, options, shown.advance)
+            result, scores, protocol = run_protocol(corpus, options, share=share, folds=folds, online=online,
+                                                    shuffle=shuffle, seed=seed, phases=shown)
+        except ValueError as error:
+            raise InputError(str(error)) from None
     result["protocol"] = protocol
     result["skipped"] = len(corpus.report.skipped)
     if tune:
@@ -523,8 +603,10 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
 
         try:
             write_plot(plot_path, scores["labels"], scores["log_odds"])
-        except (ValueError, OSError) as error:
+        except ValueError as error:
             raise OptionError(f"cannot write {plot_path}: {error}") from None
+        except OSError as error:
+            raise file_error(plot_path, error) from None
     if fmt == "json":
         click.echo(json.dumps(result, indent=2))
         return
@@ -682,9 +764,10 @@ def filter_command(model_path, header_name, header_style, exit_code, spam_cutoff
 def export(output, model_path):
     """Write the model's counts as plain text (to OUTPUT, default stdout).
 
-    One token a line: token, spam count, ham count, spam messages, ham
-    messages, last learned (YYYY-MM-DD); `#` lines carry the options and the
-    learned-message digests.  `spamnb import` reads it back exactly.
+    One token a line, in token order: token, spam count, ham count, spam
+    messages, ham messages, last learned (YYYY-MM-DD); `#` lines carry the
+    options and the learned-message digests.  Always UTF-8, and the same
+    model always gives the same text.  `spamnb import` reads it back exactly.
 
     \b
     Examples:
@@ -694,23 +777,25 @@ def export(output, model_path):
     from .model import Model
     from .upkeep import export as export_counts
 
+    from .files import write_text_output
+
     model = Model.load(_model_path(model_path))
-    stream = click.open_file(output, "w", encoding="utf-8", errors="surrogateescape", atomic=output != "-")
-    with stream:
-        export_counts(model, stream)
+    write_text_output(output, lambda stream: export_counts(model, stream))
 
 
 @cli.command()
 @click.argument("models", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Where to write the merged model (may be one of MODELS).")
-def merge(models, output):
+@replace_option
+def merge(models, output, replace):
     """Combine models trained separately into one (counts are added).
 
     The result is what training on all their mail at once would give, count
     for count: train shards on several machines (or mailboxes) and merge.
     The models must have been trained with the same options.  Calibration
-    and cutoffs come from the first model.
+    and cutoffs come from the first model.  An existing OUTPUT that is not
+    among MODELS and holds messages is left alone unless --replace is given.
 
     \b
     Examples:
@@ -719,12 +804,21 @@ def merge(models, output):
     """
     from .model import Model
     from .modelfile import locked
+    from .progress import phases
     from .upkeep import merge as merge_models
 
     if len(models) < 2:
         raise OptionError("merge needs at least two models")
-    with locked(output):
-        merged, report = merge_models([Model.load(path) for path in models])
+    with phases() as shown, locked(output):
+        loaded = []
+        for number, path in enumerate(models, 1):
+            shown.phase(f"reading model {number} of {len(models)}")
+            loaded.append(Model.load(path))
+        shown.phase("adding the counts")
+        merged, report = merge_models(loaded)
+        shown.phase("writing the model")
+        _keep_what_was_taught(output, merged.counts.learned, replace, "the merged model",
+                              "name it among the models to merge")
         merged.save(output)
     if report.shared or report.relabelled:
         click.echo(f"spamnb: {report.shared:,} messages were learned by more than one model and are "
@@ -738,8 +832,12 @@ def merge(models, output):
 @cli.command(name="import")
 @click.argument("source", type=click.Path(dir_okay=False, allow_dash=True, exists=True))
 @model_option
-def import_command(source, model_path):
+@replace_option
+def import_command(source, model_path, replace):
     """Build a model from a `spamnb export` file (weights are recomputed).
+
+    An existing model that holds messages the export lacks is left alone
+    unless --replace is given.
 
     \b
     Example:
@@ -761,6 +859,8 @@ def import_command(source, model_path):
         model = import_(stream)
     path = _model_path(model_path)
     with locked(path):
+        _keep_what_was_taught(path, model.counts.learned, replace, "the export",
+                              "import it into another --model and `spamnb merge` the two")
         model.save(path)
     click.echo(f"imported {model.vocabulary_size:,} tokens, {int(model.messages.sum()):,} messages; "
                f"model written to {path}")
@@ -775,8 +875,10 @@ def import_command(source, model_path):
 def prune(min_count, older_than, model_path):
     """Drop rare or stale tokens from a model, and say how many.
 
-    Pruned tokens are gone for good (their counts too); messages learned
-    before can still be forgotten, minus the pruned tokens.
+    Pruned tokens are gone from the model (their counts too); messages
+    learned before can still be forgotten, minus the pruned tokens.  The
+    model as it was is kept beside it as MODEL.bak (replacing an older one),
+    and the summary names it.
 
     \b
     Examples:
@@ -784,18 +886,24 @@ def prune(min_count, older_than, model_path):
       spamnb prune --older-than 365
     """
     from .model import Model
-    from .modelfile import locked
+    from .modelfile import keep_backup, locked
+    from .progress import phases
     from .upkeep import prune as prune_tokens
 
     if not min_count and older_than is None:
         raise OptionError("say what to prune: --min-count N and/or --older-than DAYS")
     path = _model_path(model_path)
-    with locked(path):
+    with phases() as shown, locked(path):
+        shown.phase("reading the model")
         model = Model.load(path)
+        shown.phase("pruning")
         removed, kept = prune_tokens(model, min_count, older_than)
         if removed:
+            shown.phase("writing the model")
+            backup = keep_backup(path)
             model.save(path)
-    click.echo(f"pruned {removed:,} tokens, kept {kept:,}" + ("; model written to " + path if removed else ""))
+    click.echo(f"pruned {removed:,} tokens, kept {kept:,}"
+               + (f"; model written to {path}, the model as it was kept as {backup}" if removed else ""))
 
 
 @cli.command()
@@ -810,7 +918,11 @@ def inspect(model_path, top_n, words, fmt):
     """Show what a model learned: summary and strongest keywords.
 
     A token's weight is its log-odds λ = log P(token | spam) - log P(token | ham):
-    positive pushes a message toward spam, negative toward ham.
+    positive pushes a message toward spam, negative toward ham.  --word reads
+    its argument as the tokenizer reads text (case, width and variants
+    folded: 發票 is 发票), and says why a token weighs nothing: a stop word,
+    never seen, or the rule that set its weight to 0 (--min-strength,
+    --keywords, --min-df, --max-features).
 
     \b
     Examples:
@@ -835,7 +947,14 @@ def inspect(model_path, top_n, words, fmt):
             from .variants import fold_word
 
             tokens = [fold_word(token) for token in tokens]
-        rows = [model.lookup(token) or {"token": token, "weight": None} for token in tokens]
+        rows = []
+        for token in tokens:
+            row = model.lookup(token)
+            note = model.weight_note(token, row)
+            row = row or {"token": token, "weight": None}
+            if note:
+                row["note"] = note  # why it weighs nothing: the rule that zeroed it
+            rows.append(row)
         if model.options.keywords:
             for row in rows:
                 row["keyword"] = row["token"] in model.options.keywords
@@ -899,6 +1018,13 @@ def main(argv=None) -> None:
     except click.ClickException as error:
         error.show()
         sys.exit(EXIT_USAGE if error.exit_code == 2 else error.exit_code)
+    except OSError as error:
+        # A file spamnb writes, or its standard output, failed under it: a full
+        # disk, a read-only file system, a folder gone.  One line, the path, 3.
+        if os.environ.get("SPAMNB_DEBUG"):
+            raise
+        click.echo(f"spamnb: {os_error_line(error)}", err=True)
+        sys.exit(EXIT_MODEL_ERROR)
     except Exception as error:  # a bug: still one line, the traceback on request
         if os.environ.get("SPAMNB_DEBUG"):
             raise

@@ -7,7 +7,7 @@ recipe written for bogofilter treats a broken model the same way.
 """
 
 EXIT_OK = 0
-EXIT_MODEL_ERROR = 3     # model missing, unreadable, corrupt, foreign or too new
+EXIT_MODEL_ERROR = 3     # model missing, unreadable, corrupt, foreign or too new; a file that cannot be written
 EXIT_INPUT_ERROR = 4     # a path given does not exist, or nothing in it could be read
 EXIT_USAGE = 64          # bad command line (EX_USAGE from sysexits.h)
 EXIT_INTERNAL = 70       # a bug in spamnb (EX_SOFTWARE); the message asks for a report
@@ -25,6 +25,19 @@ class ModelError(SpamnbError):
     """The model file cannot be used: missing, corrupt, foreign or too new."""
 
     exit_status = EXIT_MODEL_ERROR
+
+
+class FileError(SpamnbError):
+    """A file spamnb writes (or the folder it goes in) cannot be written: a
+    missing folder, a read-only file system, a full disk, no permission.  The
+    model's own status: the command did not do its work, and the path says where."""
+
+    exit_status = EXIT_MODEL_ERROR
+
+
+def file_error(path, error: OSError, doing: str = "write") -> FileError:
+    """`cannot write PATH: No space left on device`, from an OSError."""
+    return FileError(f"cannot {doing} {path}: {error.strerror or error}")
 
 
 class InputError(SpamnbError):
@@ -53,3 +66,26 @@ class ServerError(SpamnbError):
     """
 
     exit_status = EXIT_TEMPFAIL
+
+
+def os_error_line(error: OSError) -> str:
+    """The one line for an OSError that reached the top: the file it names, or
+    standard output.  Every file spamnb writes names itself in its errors, so
+    a full disk or an I/O error without a name is the output's; standard
+    output is then pointed at /dev/null, so the exit does not fail on it again."""
+    import errno
+    import os
+    import sys
+
+    where = error.filename
+    if where is None and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS):
+        where = "standard output"
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+    reason = error.strerror or str(error)
+    return f"cannot write {where}: {reason}" if where else reason

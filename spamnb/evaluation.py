@@ -18,6 +18,7 @@ from .errors import InputError, OptionError
 from .metrics import summarise
 from .model import Model, raw_score_from_counts
 from .options import TrainOptions
+from .progress import Phases
 from .sources import display
 from .training import TrainReport, fit_tokenized, labelled_folder, tokenized_messages
 
@@ -102,12 +103,18 @@ def fit(corpus: Corpus, indices, options: TrainOptions) -> Model:
     return fit_tokenized([corpus.tokens[i] for i in indices], [corpus.labels[i] for i in indices], options)
 
 
-def evaluate_split(corpus: Corpus, train, test, options: TrainOptions) -> dict:
+def evaluate_split(corpus: Corpus, train, test, options: TrainOptions, phases=None, part: str = "") -> dict:
     if len({corpus.labels[i] for i in train}) < 2 or len({corpus.labels[i] for i in test}) < 2:
         raise InputError("too few messages: each training and test part needs spam and ham "
                          "(use fewer folds or a different split)")
+    phases = phases or Phases()
+    phases.phase(f"training and calibrating on {len(train):,} messages{part}")
     model = fit(corpus, train, options)
-    scores = [model.score_tokens(corpus.tokens[i]) for i in test]
+    phases.phase(f"scoring {len(test):,} messages{part}", len(test))
+    scores = []
+    for i in test:
+        scores.append(model.score_tokens(corpus.tokens[i]))
+        phases.advance()
     result = summarise([corpus.labels[i] for i in test], [s.log_odds for s in scores],
                        [s.label for s in scores])
     result["cutoffs"] = {"spam": model.cutoffs.spam, "ham": model.cutoffs.ham}
@@ -132,7 +139,7 @@ def grouped_by_class(labels: list[int]) -> bool:
     return changes <= 1
 
 
-def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | None = None) -> dict:
+def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | None = None, phases=None) -> dict:
     """TREC immediate feedback: score each message with what was learned
     before it, then learn it with its true label.
 
@@ -146,7 +153,10 @@ def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | No
     log_odds = []
     order = list(range(len(corpus.labels))) if order is None else order
     labels = [corpus.labels[i] for i in order]
+    phases = phases or Phases()
+    phases.phase("scoring, then learning, each message in turn", len(order))
     for tokens, label in ((corpus.tokens[i], corpus.labels[i]) for i in order):
+        phases.advance()
         if counts.messages.min() > 0:
             raw = raw_score_from_counts(counts, totals, tokens, options)
             prior = float(np.log(counts.messages[SPAM]) - np.log(counts.messages[HAM]))
@@ -162,10 +172,12 @@ def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | No
 
 
 def run_protocol(corpus: Corpus, options: TrainOptions, share: float | None = None, folds: int | None = None,
-                 online: bool = False, shuffle: bool = False, seed: int = 1) -> tuple[dict, dict, str]:
+                 online: bool = False, shuffle: bool = False, seed: int = 1,
+                 phases=None) -> tuple[dict, dict, str]:
     """(measures, the scores they came from, a description of the protocol).
 
     Folds pool every fold's test scores and verdicts into one set of measures.
+    `phases` (progress.Phases) is told what is being trained and scored.
     """
     shuffled = f" (shuffled, seed {seed})" if shuffle else ""
     if online:
@@ -176,12 +188,12 @@ def run_protocol(corpus: Corpus, options: TrainOptions, share: float | None = No
                               "or an index in delivery order")
         if options.min_df or options.max_features:
             raise OptionError("--online does not apply --min-df or --max-features; leave them out")
-        result = evaluate_online(corpus, options, order)
+        result = evaluate_online(corpus, options, order, phases)
         protocol = f"online, TREC immediate feedback{shuffled}"
     elif folds:
         labels, log_odds, verdicts = [], [], []
-        for train_ids, test_ids in fold_indices(corpus, folds, shuffle, seed):
-            part = evaluate_split(corpus, train_ids, test_ids, options)
+        for fold, (train_ids, test_ids) in enumerate(fold_indices(corpus, folds, shuffle, seed), 1):
+            part = evaluate_split(corpus, train_ids, test_ids, options, phases, f" (fold {fold} of {folds})")
             labels += part["scores"]["labels"]
             log_odds += part["scores"]["log_odds"]
             verdicts += part["verdicts"]
@@ -190,7 +202,7 @@ def run_protocol(corpus: Corpus, options: TrainOptions, share: float | None = No
         protocol = f"{folds}-fold cross-validation{shuffled}"
     else:
         share = share or 0.7
-        result = evaluate_split(corpus, *split_indices(corpus, share, shuffle, seed), options)
+        result = evaluate_split(corpus, *split_indices(corpus, share, shuffle, seed), options, phases)
         protocol = f"{share:.0%} train / {1 - share:.0%} test per class{shuffled}"
     scores = result.pop("scores")
     result.pop("verdicts", None)

@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
     except ImportError:
         import signal
 
-    from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, SpamnbError
+    from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_MODEL_ERROR, SpamnbError, os_error_line
 
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `spamnb classify dir | head` ends quietly
     try:
@@ -227,6 +227,9 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         print("spamnb: interrupted", file=sys.stderr)
         status = EXIT_INTERRUPTED
+    except OSError as error:  # standard output on a full disk, say: as the CLI reports it
+        print(f"spamnb: {os_error_line(error)}", file=sys.stderr)
+        status = EXIT_MODEL_ERROR
     except Exception as error:  # a bug: one line, as the CLI reports it
         if os.environ.get("SPAMNB_DEBUG"):
             raise

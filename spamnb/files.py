@@ -83,3 +83,102 @@ def stdin_problem(descriptor: int = 0) -> str | None:
         except OSError:
             pass
     return f"standard input is {kind(mode)}, not a file or pipe"
+
+
+def write_text_output(path: str, produce) -> None:
+    """Call `produce(stream)` to write UTF-8 text to `path`, or to standard
+    output for `-`, whatever the locale says.
+
+    A regular file (or a new one) is written to a temporary file beside it,
+    flushed to disk and renamed over it, so a failure leaves what was there;
+    a device or FIFO already at the path (/dev/stdout, a pipe) is written
+    into, never replaced.  A missing folder, read-only file system, full
+    disk or missing permission raises FileError naming the path.
+    """
+    import io
+
+    from .errors import FileError, file_error
+
+    if path == "-":
+        import sys
+
+        stream = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="surrogateescape", newline="\n")
+        try:
+            produce(stream)
+            stream.flush()
+        except OSError as error:
+            raise file_error("standard output", error) from None
+        finally:
+            stream.detach()  # closing the wrapper must not close stdout
+        return
+    try:
+        existing = os.stat(path)
+    except FileNotFoundError:
+        existing = None
+    except OSError as error:
+        raise file_error(path, error) from None
+    try:
+        if existing is not None and not stat.S_ISREG(existing.st_mode):
+            if stat.S_ISDIR(existing.st_mode):
+                raise FileError(f"cannot write {path}: it is a directory")
+            with open(path, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as stream:
+                produce(stream)
+            return
+        directory = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(directory):
+            raise FileError(f"cannot write {path}: its folder {directory} does not exist")
+    except OSError as error:
+        raise file_error(path, error) from None
+
+    def write(handle) -> None:
+        with open(handle.fileno(), "w", encoding="utf-8", errors="surrogateescape", newline="\n",
+                  closefd=False) as stream:
+            produce(stream)
+
+    try:
+        replace_atomically(path, write)
+    except OSError as error:
+        raise file_error(path, error) from None
+
+
+def discard(path) -> None:
+    """Remove a file of ours that is no longer wanted, if it is there."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def replace_atomically(path, write) -> None:
+    """Put a new file at `path` whole or not at all: `write(handle)` fills a
+    temporary file beside it (binary), which is flushed to disk and renamed
+    over `path` (the folder synced after), keeping the permissions of the
+    file it replaces (a new one is private, 0600).  On any failure the temporary file is removed, the
+    old file is untouched, and the error is raised as it came."""
+    import tempfile  # writers only: 8 ms with shutil a scoring process need not pay
+
+    directory, name = os.path.split(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.chmod(temporary, os.stat(path).st_mode & 0o7777)
+        except FileNotFoundError:
+            pass
+        os.replace(temporary, path)
+    except BaseException:
+        discard(temporary)
+        raise
+    try:
+        directory_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(directory_fd)  # make the rename itself durable
+    except OSError:
+        pass
+    finally:
+        os.close(directory_fd)

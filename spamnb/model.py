@@ -132,6 +132,117 @@ def blocked_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: 
     for a Maildir or an mbox), cut into `blocks` runs, and each run scored
     by the counts without its whole run.  Every message gets a score from a
     model that lacked its stretch of time, as later mail will meet one."""
+    return _by_block(labels, blocks, lambda members: held_out_raw_scores(
+        counts, [documents[i] for i in members], [labels[i] for i in members], options, selected))
+
+
+def file_meta(meta: dict, options: TrainOptions, messages, bias: float, cutoffs: Cutoffs, vocabulary: int,
+              totals) -> dict:
+    """The model file's header (less its section table) for a model with these values."""
+    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    meta = {k: v for k, v in meta.items() if k != "sections"}
+    meta.update({
+        "format": "spamnb-model", "format_version": FORMAT_VERSION, "spamnb": __version__,
+        "tokenizer_version": TOKENIZER_VERSION,
+        "created": meta.get("created", now), "updated": now,
+        **options_to_meta(options),
+        "messages": [int(m) for m in messages], "bias": bias,
+        "cutoffs": {"spam": cutoffs.spam, "ham": cutoffs.ham},
+        "vocabulary": int(vocabulary),
+        # Σ_w N_cw per class [ham, spam]: with V, the constant of every λ (scorer.LiveTable).
+        "totals": [int(total) for total in totals],
+    })
+    return meta
+
+
+class KeyColumns:
+    """The counts of some tokens, by key: keys (sorted), N (2, m), D (2, m),
+    and whether each is selected to weigh.  What held-out scoring of a
+    sample needs of a model, without the rest of its vocabulary."""
+
+    __slots__ = ("keys", "occurrences", "documents", "selected")
+
+    def __init__(self, keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray,
+                 selected: np.ndarray) -> None:
+        self.keys = keys
+        self.occurrences = occurrences
+        self.documents = documents
+        self.selected = np.asarray(selected, dtype=bool)
+
+
+def distinct_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A message's distinct token keys in the order they first occur, and
+    how often each occurs: Counter(keys) as two arrays, without a Python
+    object per token (10,000 sampled messages held as Counters took 250 MB)."""
+    distinct, first, times = np.unique(keys, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    return distinct[order], times[order]
+
+
+def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], labels: list[int],
+                               totals: np.ndarray, vocabulary: int, messages: np.ndarray,
+                               options: TrainOptions) -> np.ndarray:
+    """held_out_raw_scores, for messages given as token keys and a model
+    given as the columns of those keys plus its per-class totals Σ_w N_cw,
+    vocabulary size V and message counts.  Only the block's own tokens
+    change when it is taken out, so these are the same numbers: the
+    totals lose what the block held, and V loses the tokens only the block
+    had (tests/test_scale.py checks it against held_out_raw_scores)."""
+    bags = [distinct_keys(keys) for keys in documents]
+    wanted = np.concatenate([distinct for distinct, _ in bags]) if bags else np.zeros(0, dtype=np.uint64)
+    times = np.concatenate([counted for _, counted in bags]).astype(np.int64) if bags else np.zeros(0, np.int64)
+    at = np.searchsorted(columns.keys, wanted)
+    if (at >= len(columns.keys)).any() or (columns.keys[np.minimum(at, len(columns.keys) - 1)] != wanted).any():
+        raise ValueError("held-out scores need messages the model was trained on")
+    # Only the block's own columns change or are scored: the rest are left out
+    # (a fifth of the sample's columns, not all of them, in memory at once).
+    mine, ids = np.unique(at, return_inverse=True)
+    columns = KeyColumns(columns.keys[mine], columns.occurrences[:, mine].astype(np.int64),
+                         columns.documents[:, mine].astype(np.int64), columns.selected[mine])
+    sizes = np.fromiter((len(distinct) for distinct, _ in bags), dtype=np.intp, count=len(bags))
+    del bags
+    label = np.repeat(np.asarray(labels, dtype=np.intp), sizes)
+    occurrences, document_counts = columns.occurrences, columns.documents  # copies already
+    np.add.at(occurrences, (label, ids), -times)
+    np.add.at(document_counts, (label, ids), -1)
+    messages = np.asarray(messages, dtype=np.int64) - np.bincount(np.asarray(labels, dtype=np.intp), minlength=2)
+    if messages.min() <= 0:
+        raise ValueError("held-out scores need messages of each class outside the block")
+    removed = np.zeros(2, dtype=np.int64)
+    np.add.at(removed, label, times)
+    remaining = document_counts.sum(axis=0) > 0  # tokens only the block had leave V
+    weights, _ = token_weights(occurrences, document_counts, messages, np.asarray(totals, dtype=np.int64) - removed,
+                               int(vocabulary) - int((~remaining).sum()), options.event_model, options.alpha,
+                               options.robinson, options.min_strength)
+    weights[~remaining] = 0.0
+    weights[~columns.selected] = 0.0
+    presence = presence_scoring(options.event_model)
+    rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
+    keys_sorted = columns.keys
+
+    def raw(keys: np.ndarray) -> float:
+        if rule.chunk and len(keys) > rule.chunk:  # as scoring does: the spammiest chunk
+            return max(raw(keys[i:i + rule.chunk]) for i in range(0, len(keys), rule.chunk))
+        distinct, counted = distinct_keys(keys)
+        x = np.ones(len(distinct)) if presence else counted.astype(np.float64)
+        contributions = weights[np.searchsorted(keys_sorted, distinct)] * x
+        return rule.raw(contributions[contributions != 0.0].tolist())[0]
+
+    return np.array([raw(keys) for keys in documents], dtype=np.float64)
+
+
+def blocked_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], labels: list[int],
+                              totals: np.ndarray, vocabulary: int, messages: np.ndarray,
+                              options: TrainOptions, blocks: int = 5) -> np.ndarray:
+    """blocked_raw_scores, for messages given as token keys (see held_out_raw_scores_by_key)."""
+    return _by_block(labels, blocks, lambda members: held_out_raw_scores_by_key(
+        columns, [documents[i] for i in members], [labels[i] for i in members], totals, vocabulary,
+        messages, options))
+
+
+def _by_block(labels: list[int], blocks: int, score) -> np.ndarray:
+    """Each class's messages, in the order given, cut into `blocks` runs;
+    `score(members)` gives the held-out scores of one run's messages."""
     labels_array = np.asarray(labels)
     block_of = np.zeros(len(labels), dtype=np.intp)
     for label in (HAM, SPAM):
@@ -141,8 +252,7 @@ def blocked_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: 
     for block in range(blocks):
         members = np.flatnonzero(block_of == block)
         if len(members):
-            out[members] = held_out_raw_scores(counts, [documents[i] for i in members],
-                                               [labels[i] for i in members], options, selected)
+            out[members] = score(members)
     return out
 
 
@@ -241,6 +351,12 @@ class Model(Scorer):
         return selected
 
     # -- reading and writing -------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, model_file=None) -> "Model":
+        """A Model holds every count, so opening one is loading it whole
+        (Scorer.open maps a model for scoring only)."""
+        return cls.load(path)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Model":
@@ -368,19 +484,8 @@ class Model(Scorer):
     def save(self, path: str | os.PathLike) -> None:
         """Write the model atomically (see modelfile.write_model)."""
         assert self._sections is not None
-        now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-        meta = {k: v for k, v in self.meta.items() if k != "sections"}
-        meta.update({
-            "format": "spamnb-model", "format_version": FORMAT_VERSION, "spamnb": __version__,
-            "tokenizer_version": TOKENIZER_VERSION,
-            "created": meta.get("created", now), "updated": now,
-            **options_to_meta(self.options),
-            "messages": [int(m) for m in self.messages], "bias": self.bias,
-            "cutoffs": {"spam": self.cutoffs.spam, "ham": self.cutoffs.ham},
-            "vocabulary": len(self._sections["weights"]),
-            # Σ_w N_cw per class [ham, spam]: with V, the constant of every λ (scorer.LiveTable).
-            "totals": [int(total) for total in self._sections["occurrences"].sum(axis=1, dtype=np.int64)],
-        })
+        meta = file_meta(self.meta, self.options, self.messages, self.bias, self.cutoffs,
+                         len(self._sections["weights"]), self._sections["occurrences"].sum(axis=1, dtype=np.int64))
         write_model(path, meta, self._sections, COMPRESSED)
         self.meta = meta
 
@@ -445,8 +550,12 @@ class Model(Scorer):
         if self._selected is None:  # a loaded model: its counts, as refresh would select
             self._selected = self._selection(self.counts)
         raw = blocked_raw_scores(self.counts, documents, labels, self.options, self._selected)
+        return self.fit_calibration(raw, labels)
+
+    def fit_calibration(self, raw: np.ndarray, labels: list[int]) -> dict:
+        """Fit P(spam) = σ(a · raw + c) on held-out raw scores (see calibrate)."""
         scale, offset = fit_platt(raw, np.asarray(labels))
-        self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(documents)}
+        self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(labels)}
         self.held_out_log_odds = offset + scale * raw
         return self.meta["calibration"]
 
@@ -501,6 +610,41 @@ class Model(Scorer):
         index = self.table.index(token)
         return None if index < 0 else self._row(index, token)
 
+    def weight_note(self, token: str, row: dict | None) -> str | None:
+        """Why a looked-up token weighs nothing, in words (None when it weighs):
+        never counted (a stop word), never seen, or the rule that set its λ
+        to 0 (keyword list, feature selection, minimum strength)."""
+        options = self.options
+        if row is None:
+            if token in options.tokenizer.stopwords:
+                return "a stop word: never counted"
+            return "never seen in training"
+        if row["weight"] != 0:
+            return None
+        if self.messages.min() <= 0:
+            return "the model has not seen both spam and ham yet: every weight is 0"
+        if options.keywords and token not in options.keywords:
+            return "not on the keyword list (--keywords): weighs 0"
+        in_messages = row["spam_messages"] + row["ham_messages"]
+        if options.min_df > 1 and in_messages < options.min_df:
+            return f"in {in_messages:,} messages, fewer than --min-df {options.min_df}: weighs 0"
+        s = self._sections
+        index = self.table.index(token)
+        strength, _ = token_weights(s["occurrences"][:, [index]].astype(np.float64),
+                                    s["documents"][:, [index]].astype(np.float64),
+                                    self.messages.astype(np.float64),
+                                    s["occurrences"].sum(axis=1, dtype=np.int64).astype(np.float64),
+                                    self.vocabulary_size, options.event_model, options.alpha,
+                                    options.robinson, 0.0)
+        weight = float(strength[0])
+        if options.min_strength > 0 and abs(weight) < options.min_strength:
+            return f"|λ| = {abs(weight):.3f} < --min-strength {options.min_strength:g}"
+        if options.max_features:
+            return f"not among the --max-features {options.max_features:,} most informative tokens: weighs 0"
+        if weight == 0:
+            return "as often in spam as in ham: λ = 0"
+        return None
+
     def _row(self, index: int, token: str) -> dict:
         s = self._sections
         return {"token": token, "weight": float(s["weights"][index]),
@@ -546,3 +690,31 @@ class Model(Scorer):
         chosen = chosen[np.argsort(keys[chosen], kind="stable")]
         tokens = self.counts.tokens
         return [self._row(index, tokens[index]) for index in chosen.tolist()]
+
+
+def messages_on_record(path: str | os.PathLike) -> dict[int, int] | None:
+    """The messages a model file holds, digest → class, journal included; None
+    when there is no model there, or none that can be read (nothing in it can
+    be kept then).  Reads only the digest sections, not the vocabulary."""
+    try:
+        model_file = read_model(path)
+        learned: dict[int, int] = {}
+        if "digests" in model_file.meta.get("sections", {}):
+            learned = dict(zip(model_file.array("digests").tolist(), model_file.array("digest_classes").tolist()))
+        state, _ = model_file.journal()
+        for digest, label in state.learned.items():
+            if label < 0:
+                learned.pop(digest, None)
+            else:
+                learned[digest] = label
+        return learned
+    except (ModelError, KeyError, TypeError, ValueError, IndexError):
+        return None
+
+
+def messages_lost(before: dict[int, int] | None, after: dict[int, int]) -> int:
+    """How many messages on record `before` are not in `after` with the same label:
+    what replacing the first model by the second would make it forget."""
+    if not before:
+        return 0
+    return sum(1 for digest, label in before.items() if after.get(digest) != label)

@@ -127,24 +127,106 @@ def write_model(path: str | os.PathLike, meta: dict, sections: dict,
         blobs.append(data)
         blobs.append(b"\0" * _pad(len(data)))
         offset += len(data) + _pad(len(data))
-    meta = dict(meta, sections=table, body_length=offset)
-    meta_bytes = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
-    meta_bytes += b" " * _pad(PREFIX.size + len(meta_bytes))
     body_crc = 0
     for blob in blobs:
         body_crc = zlib.crc32(blob, body_crc)
-    prefix = PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(meta_bytes), zlib.crc32(meta_bytes), body_crc)
-    atomic_write(path, [prefix, meta_bytes, *blobs])
+    atomic_write(path, [*_head(meta, table, offset, body_crc), *blobs])
 
 
-def check_writable(path: str | os.PathLike) -> str:
+def _head(meta: dict, table: dict, body_length: int, body_crc: int) -> tuple[bytes, bytes]:
+    """The prefix and the metadata (with its section table) of a model file."""
+    meta = dict(meta, sections=table, body_length=body_length)
+    meta_bytes = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    meta_bytes += b" " * _pad(PREFIX.size + len(meta_bytes))
+    return PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(meta_bytes), zlib.crc32(meta_bytes), body_crc), meta_bytes
+
+
+STREAM_BYTES = 4 << 20
+
+
+def _read_parts(parts, itemsize: int = 1):
+    """The bytes of `parts` (numpy arrays, or paths of files of raw array
+    bytes) in order, a piece of at most STREAM_BYTES (whole items) at a time."""
+    step = max(itemsize, STREAM_BYTES - STREAM_BYTES % itemsize)
+    for part in parts:
+        if isinstance(part, str):
+            with open(part, "rb") as handle:
+                while piece := handle.read(step):
+                    yield piece
+        else:
+            data = memoryview(part.tobytes() if not part.flags.c_contiguous else part).cast("B")
+            for start in range(0, len(data), step):
+                yield bytes(data[start:start + step])
+
+
+def write_model_streamed(path: str | os.PathLike, meta: dict, sections: list, compressed: frozenset,
+                         scratch: str) -> None:
+    """write_model for sections too big to hold: each of `sections` is
+    (name, dtype, shape, parts), its array's bytes in `parts` (see
+    _read_parts), written a piece at a time.  A compressed section is
+    shuffled as write_model does (byte k of every item together) by reading
+    its parts once per byte of an item.  The body is put together in a file
+    in `scratch` first, since the header, written before it, holds the
+    sections' lengths and checksums; the same arrays give the same bytes as
+    write_model."""
+    import numpy as np
+
+    body_path = os.path.join(scratch, "body")
+    table: dict[str, dict] = {}
+    offset = body_crc = 0
+    with open(body_path, "wb") as body:
+        for name, dtype, shape, parts in sections:
+            itemsize = np.dtype(dtype).itemsize
+            crc = length = 0
+            if name in compressed:
+                deflate = zlib.compressobj(6)
+
+                def pieces():
+                    for plane in range(itemsize):
+                        for piece in _read_parts(parts, itemsize):
+                            yield deflate.compress(piece[plane::itemsize] if itemsize > 1 else piece)
+                    yield deflate.flush()
+            else:
+                pieces = lambda: _read_parts(parts, itemsize)  # noqa: E731
+            for piece in pieces():
+                body.write(piece)
+                crc, length = zlib.crc32(piece, crc), length + len(piece)
+                body_crc = zlib.crc32(piece, body_crc)
+            padding = b"\0" * _pad(length)
+            body.write(padding)
+            body_crc = zlib.crc32(padding, body_crc)
+            entry = {"dtype": np.dtype(dtype).str, "shape": list(shape)}
+            if name in compressed:
+                entry["codec"] = "zlib"
+            entry.update(offset=offset, length=length, crc=crc)
+            table[name] = entry
+            offset += length + len(padding)
+
+    def chunks():
+        yield from _head(meta, table, offset, body_crc)
+        yield from _read_parts([body_path])
+
+    try:
+        atomic_write(path, chunks())
+    finally:
+        os.unlink(body_path)
+
+
+def check_writable(path: str | os.PathLike):
     """Fail early, with a ModelError, if a model cannot be written at `path`.
 
     Run before a long training run rather than after it.  Returns the real
     path: a symlinked model is replaced at its target, not turned into a file.
-    (os.path, not pathlib: `learn` calls this for its lock, and pathlib with
-    urllib.parse and ipaddress is 6 ms of a fresh process.)
     """
+    from pathlib import Path  # writers only: pathlib is 4 ms of a scoring process's start
+
+    return Path(_writable(path))
+
+
+def _writable(path: str | os.PathLike) -> str:
+    """check_writable's checks, and the real path as a str: `learn` takes its
+    lock through this, without pathlib (with urllib.parse and ipaddress, 6 ms
+    of a fresh process)."""
     text = os.fspath(path)
     if text.endswith(os.sep) or os.path.isdir(text):
         raise ModelError(f"{text} is a directory; give the model a file name")
@@ -155,53 +237,38 @@ def check_writable(path: str | os.PathLike) -> str:
     except OSError as error:
         raise ModelError(f"cannot create the model's directory {directory}: {error.strerror or error}") from None
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise ModelError(f"cannot write a model in {directory}: permission denied")
+        raise ModelError(f"cannot write a model in {directory}: {_unwritable(directory)}")
     return real
+
+
+def _unwritable(directory) -> str:
+    """Why a folder os.access says cannot be written to cannot: its file system
+    is mounted read-only, or permission is missing."""
+    try:
+        if os.statvfs(directory).f_flag & os.ST_RDONLY:
+            return "read-only file system"
+    except OSError:
+        pass
+    return "permission denied"
 
 
 def atomic_write(path: str | os.PathLike, chunks) -> None:
     path = check_writable(path)
-    directory = os.path.dirname(path)
-    import tempfile  # with shutil, bz2 and lzma: 8 ms a scoring process need not pay
+    from .files import replace_atomically
 
+    def write(handle) -> None:
+        for chunk in chunks:
+            handle.write(chunk)
+
+    # Keeps the permissions an admin gave an existing model (say, group
+    # readable for the MTA); a new model is private (0600), since its
+    # vocabulary is a digest of the owner's mail.
     try:
-        descriptor, temp_name = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+        replace_atomically(path, write)
     except OSError as error:
-        raise ModelError(f"cannot write a model in {directory}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            # Keep the permissions an admin gave an existing model (say, group
-            # readable for the MTA); a new model is private (mkstemp: 0600),
-            # since its vocabulary is a digest of the owner's mail.
-            os.chmod(temp_name, os.stat(path).st_mode & 0o7777)
-        except FileNotFoundError:
-            pass
-        os.replace(temp_name, path)
-    except BaseException as error:
-        try:
-            os.unlink(temp_name)
-        except OSError:
-            pass
-        if isinstance(error, OSError):
-            raise ModelError(f"cannot write model {path}: {error.strerror or error}; "
-                             "the previous model, if any, is unchanged") from None
-        raise
+        raise ModelError(f"cannot write model {path}: {error.strerror or error}; "
+                         "the previous model, if any, is unchanged") from None
     _sweep_stale_temporaries(path)
-    try:
-        directory_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(directory_fd)  # make the rename itself durable
-    except OSError:
-        pass
-    finally:
-        os.close(directory_fd)
 
 
 # A writer killed by SIGKILL (or a power cut) leaves its temporary file; a
@@ -210,7 +277,7 @@ STALE_TEMPORARY_SECONDS = 3600
 
 
 def _sweep_stale_temporaries(path) -> None:
-    """Remove `.MODEL.*.tmp` files that killed writers left beside `path`."""
+    """Remove `.MODEL.*.tmp` files (and training's folders) that killed writers left beside `path`."""
     import time
 
     directory, name = os.path.split(os.fspath(path))
@@ -223,20 +290,61 @@ def _sweep_stale_temporaries(path) -> None:
         if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
             continue
         try:
-            if entry.is_file(follow_symlinks=False) and \
-                    time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMPORARY_SECONDS:
+            age = time.time() - entry.stat(follow_symlinks=False).st_mtime
+            if entry.is_file(follow_symlinks=False) and age > STALE_TEMPORARY_SECONDS:
                 os.unlink(entry.path)
+            elif entry.is_dir(follow_symlinks=False) and age > 24 * STALE_TEMPORARY_SECONDS:
+                # A killed training run's spill or build folder.  A day: a folder's time
+                # changes when files come and go in it, not while one is written.
+                import shutil
+
+                shutil.rmtree(entry.path, ignore_errors=True)
         except OSError:
             pass  # someone else's file, or already gone: not ours to worry about
+
+
+def keep_backup(path: str | os.PathLike) -> str:
+    """Keep the model at `path` as it is now as `MODEL.bak` (replacing an older
+    backup) before a write that drops part of it (prune); returns its name.
+
+    A hard link: the model is about to be replaced by rename, so the link is
+    the old file itself, kept at no cost; a copy where links are refused.
+    """
+    source = os.fspath(path)
+    backup = source + ".bak"
+    temporary = f"{backup}.{os.getpid()}.tmp"
+    try:
+        try:
+            os.link(source, temporary)
+        except OSError:
+            import shutil
+
+            shutil.copy2(source, temporary)
+        os.replace(temporary, backup)
+    except OSError as error:
+        from .files import discard
+
+        discard(temporary)
+        raise ModelError(f"cannot keep a backup of {source} as {backup}: {error.strerror or error}; "
+                         "the model is unchanged") from None
+    return backup
+
+
+def lock_path_of(path: str | os.PathLike) -> str:
+    """Where the writers of the model at `path` take their lock: `.MODEL.lock` beside it."""
+    directory, name = os.path.split(os.fspath(path))
+    return os.path.join(directory, f".{name}.lock")
 
 
 class locked:
     """`with locked(path):` holds an exclusive lock for a read-modify-write
     of the model at `path`.
 
-    The lock is on a sidecar file (`MODEL.lock`), not the model, because the
-    model is replaced by rename and a lock on the old inode would not stop a
-    writer that opened the new one.  Readers take no lock: they see the old
+    The lock is on a hidden sidecar file (`.MODEL.lock`, kept: removing it
+    would let a writer lock the unlinked file while another locks a new one),
+    not the model, because the model is replaced by rename and a lock on the
+    old inode would not stop a writer that opened the new one.  Hidden, so a
+    folder listing shows the model alone.  Readers take no lock: they see the old
     or the new file whole, never half of one.  (A class, not
     contextlib.contextmanager: contextlib is 0.7 ms of a scoring process's start.)
     """
@@ -247,7 +355,7 @@ class locked:
         self.wait = wait  # seconds to wait for another writer; None: as long as it takes
 
     def __enter__(self) -> None:
-        lock_path = check_writable(self.path) + ".lock"
+        lock_path = lock_path_of(_writable(self.path))
         try:
             # Created if missing; never blocks on a FIFO put there instead.
             descriptor = os.open(lock_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC,

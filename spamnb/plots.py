@@ -95,9 +95,19 @@ def svg(labels, scores, size: int = 360) -> str:
             height = count / peak * (size - 2 * pad)
             bars.append(f'<rect x="{x + offset:.1f}" y="{size - pad - height:.1f}" width="{bar_width / 2:.1f}" '
                         f'height="{height:.1f}" fill="{colour}"/>')
+    # Labelled ticks on both axes: ham lost on a log scale (x), spam caught (y).
     ticks = "".join(
-        f'<text x="{xy(10 ** -e, 0)[0]:.1f}" y="{size - pad + 15}" font-size="10" text-anchor="middle">'
-        f'{escape(label)}</text>' for e, label in ((4, "0.01%"), (3, "0.1%"), (2, "1%"), (1, "10%"), (0, "100%")))
+        f'<line x1="{xy(10 ** -e, 0)[0]:.1f}" y1="{size - pad}" x2="{xy(10 ** -e, 0)[0]:.1f}" y2="{size - pad + 4}" '
+        f'stroke="#999"/><text x="{xy(10 ** -e, 0)[0]:.1f}" y="{size - pad + 15}" font-size="10" '
+        f'text-anchor="middle">{escape(label)}</text>'
+        for e, label in ((4, "0.01%"), (3, "0.1%"), (2, "1%"), (1, "10%"), (0, "100%")))
+    ticks += "".join(
+        f'<line x1="{pad - 4}" y1="{xy(1, share)[1]:.1f}" x2="{pad}" y2="{xy(1, share)[1]:.1f}" stroke="#999"/>'
+        f'<text x="{pad - 6}" y="{xy(1, share)[1] + 3:.1f}" font-size="10" text-anchor="end">{share:.0%}</text>'
+        for share in (0.0, 0.25, 0.5, 0.75, 1.0))
+    ticks += (f'<text x="{size / 2}" y="{size - 8}" font-size="11" text-anchor="middle">ham lost (log scale)</text>'
+              f'<text x="12" y="{size / 2}" font-size="11" text-anchor="middle" '
+              f'transform="rotate(-90 12 {size / 2})">spam caught</text>')
     return f'''<svg xmlns="http://www.w3.org/2000/svg" width="{2 * size}" height="{size}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 <text x="{size / 2}" y="20" text-anchor="middle" font-size="13">ROC: spam caught against ham lost (log)</text>

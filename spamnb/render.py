@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from io import TextIOBase
 
 from .scoring import Score
 from .sources import Skipped, display
+
+# A token or file name holding bytes that are not UTF-8 carries them as lone
+# surrogates (surrogateescape), which no UTF-8 stream can take: they are
+# written as \udcXX escapes (in JSON, the escape JSON itself uses).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _writable(text: str) -> str:
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
 
 def _finite(value: float) -> float:
     # JSON has no infinity; a clamped number keeps every line parseable.
@@ -24,12 +35,33 @@ def score_record(origin: str, score: Score, explain: int = 0) -> dict:
         "tokens_known": score.tokens_known,
         "tokens_distinct": score.tokens_distinct,
     }
+    if score.reason:  # not scored (not mail, out of time): why, as stderr also says
+        record["reason"] = score.reason
     if explain:
+        # Unrounded, so that the listed contributions and terms add up to
+        # log_odds exactly (to the last bits of a double).
+        record["log_odds"] = _finite(score.log_odds)
         record["explain"] = [
-            {"token": e.token, "weight": round(e.weight, 4), "count": e.count,
-             "contribution": round(e.contribution, 4)} for e in score.effects[:explain]
+            {"token": e.token, "weight": e.weight, "count": e.count, "contribution": e.contribution}
+            for e in score.effects[:explain]
         ]
+        record["explain_terms"] = explain_terms(score, explain)
+        if score.factor is not None:
+            scale, divisor, kept = score.factor
+            record["explain_factor"] = {"scale": scale, "divisor": divisor, "tokens": kept}
     return record
+
+
+def explain_terms(score: Score, listed: int) -> list[dict]:
+    """The terms of the log-odds besides the listed tokens: the offset (the
+    calibration's, or the bias), and the tokens past the `listed` first,
+    summed into one line."""
+    terms = [{"term": name, "contribution": value} for name, value in score.terms]
+    rest = score.effects[listed:]
+    if rest:
+        terms.append({"term": "other tokens", "tokens": len(rest),
+                      "contribution": sum(effect.contribution for effect in rest)})
+    return terms
 
 
 class ScoreWriter:
@@ -46,23 +78,40 @@ class ScoreWriter:
     def write(self, origin: str, score: Score) -> None:
         record = score_record(origin, score, self.explain)
         if self.fmt == "jsonl":
-            self.stream.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+            self.stream.write(_writable(json.dumps(record, ensure_ascii=False, allow_nan=False)) + "\n")
         elif self.fmt == "json":
             self._records.append(record)
         elif self.fmt == "tsv":
-            path = record["path"].replace("\t", " ").replace("\n", " ")
+            path = _writable(record["path"].replace("\t", " ").replace("\n", " "))
             self.stream.write(f"{path}\t{record['label']}\t{record['score']:.6f}\t{record['log_odds']:.4f}\n")
         else:
             self.stream.write(f"{record['label']:<6}  {score.probability:.4f}  "
-                              f"{_finite(score.log_odds):+9.2f}  {record['path']}\n")
-            for effect in record.get("explain", []):
-                self.stream.write(f"        {effect['contribution']:+8.3f}  {effect['token']}  "
-                                  f"(weight {effect['weight']:+.3f} × {effect['count']})\n")
+                              f"{_finite(score.log_odds):+9.2f}  {_writable(record['path'])}\n")
+            if self.explain:
+                self._write_explanation(record)
         self.stream.flush()
+
+    def _write_explanation(self, record: dict) -> None:
+        """Every term of the sum, one a line: the offset, each listed token,
+        the rest of the tokens together; then what each token was scaled by."""
+        write = self.stream.write
+        terms = record["explain_terms"]
+        for term in terms[:1]:
+            write(f"        {term['contribution']:+8.3f}  ({term['term']})\n")
+        for effect in record["explain"]:
+            write(f"        {effect['contribution']:+8.3f}  {_writable(effect['token'])}  "
+                  f"(weight {effect['weight']:+.3f} × {effect['count']})\n")
+        for term in terms[1:]:
+            write(f"        {term['contribution']:+8.3f}  ({term['tokens']:,} {term['term']})\n")
+        factor = record.get("explain_factor")
+        if factor:
+            write(f"        {record['log_odds']:+8.3f}  = log-odds; each token adds weight × count × "
+                  f"{factor['scale']:.4g} (scale) ÷ {factor['divisor']:.4g} "
+                  f"(normaliser, {factor['tokens']:,} tokens)\n")
 
     def close(self) -> None:
         if self.fmt == "json":
-            json.dump(self._records, self.stream, ensure_ascii=False, indent=2, allow_nan=False)
+            self.stream.write(_writable(json.dumps(self._records, ensure_ascii=False, indent=2, allow_nan=False)))
             self.stream.write("\n")
 
 
@@ -132,15 +181,21 @@ def inspect_text(summary, spam_rows, ham_rows, looked_up):
         t.add_column("token", overflow="fold")
         for column in ("weight", "spam count", "ham count", "spam msgs", "ham msgs"):
             t.add_column(column, justify="right")
+        if looked_up:
+            t.add_column("why it weighs nothing", overflow="fold")
+            for row in rows:
+                row.setdefault("note", "")
         for row in rows:
             token = escape(row["token"])  # tokens come from mail: "[/red]" is not markup
             if "keyword" in row:
                 token += " (keyword)" if row["keyword"] else " (not a keyword: weighs 0)"
+            note = [escape(row["note"])] if looked_up else []
             if row.get("weight") is None:
-                t.add_row(token, "(not in model)", "", "", "", "")
+                t.add_row(token, "(not in model)", "", "", "", "", *note)
                 continue
             t.add_row(token, f"{row['weight']:+.3f}", f"{row['spam_count']:,}",
-                      f"{row['ham_count']:,}", f"{row['spam_messages']:,}", f"{row['ham_messages']:,}")
+                      f"{row['ham_count']:,}", f"{row['spam_messages']:,}", f"{row['ham_messages']:,}",
+                      *note)
         console.print()
         console.print(t)
 

@@ -292,7 +292,8 @@ class Scorer:
         """How contributions combine: the options, plus the calibration if fitted."""
         calibration = self.meta.get("calibration")
         scale, offset = (calibration["scale"], calibration["offset"]) if calibration else (1.0, self.bias)
-        return ScoringRule(self.options.normalize, self.options.top_k, scale, offset, self.options.chunk)
+        return ScoringRule(self.options.normalize, self.options.top_k, scale, offset, self.options.chunk,
+                           calibration is not None)
 
     def tokens(self, raw: bytes) -> list[str]:
         tokenizer = self.options.tokenizer

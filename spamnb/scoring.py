@@ -63,15 +63,18 @@ class ScoringRule(Record):
     normalisation, offset and scale come from calibration (model.py).
     """
 
-    __slots__ = ("normalize", "top_k", "scale", "offset", "chunk")
-    _defaults = {"normalize": "none", "top_k": 0, "scale": 1.0, "offset": 0.0, "chunk": 0}
+    __slots__ = ("normalize", "top_k", "scale", "offset", "chunk", "calibrated")
+    _defaults = {"normalize": "none", "top_k": 0, "scale": 1.0, "offset": 0.0, "chunk": 0, "calibrated": False}
     _frozen = True
     normalize: str
     top_k: int
     scale: float
     offset: float
     chunk: int
+    calibrated: bool
     # chunk: long-mail chunking, each run of this many tokens scored alone, the spammiest kept.
+    # calibrated: offset and scale are the fitted calibration's (else offset is the bias b, scale 1);
+    # it names the offset in explanations.
 
     def raw(self, contributions: list[float]) -> tuple[float, list[int]]:
         """(raw score, indices of the contributions kept)."""
@@ -102,12 +105,17 @@ class TokenEffect(Record):
 class Score(Record):
     """A message's score: log-odds, P(spam) and verdict; how many of its
     distinct tokens the model knows; with explain, the known tokens,
-    strongest contribution first; reason: why the message was not scored
-    (it ran out of time), or None."""
+    strongest contribution first, and `terms`, the other terms of the sum
+    as (name, value) (the calibration offset, or the bias b), so that
+    log_odds = Σ terms + Σ effects' contributions; `factor`: what each
+    token's weight × count was multiplied by, as (scale, n^γ, n);
+    reason: why the message was not scored (it ran out of time, it is not
+    mail), or None."""
 
-    __slots__ = ("log_odds", "probability", "label", "tokens_known", "tokens_distinct", "effects", "reason")
-    _defaults = {"tokens_known": 0, "tokens_distinct": 0, "reason": None}
-    _factories = {"effects": list}
+    __slots__ = ("log_odds", "probability", "label", "tokens_known", "tokens_distinct", "effects", "reason",
+                 "terms", "factor")
+    _defaults = {"tokens_known": 0, "tokens_distinct": 0, "reason": None, "factor": None}
+    _factories = {"effects": list, "terms": list}
     log_odds: float
     probability: float
     label: str
@@ -115,6 +123,8 @@ class Score(Record):
     tokens_distinct: int
     effects: list[TokenEffect]
     reason: str | None
+    terms: list[tuple[str, float]]
+    factor: tuple[float, float, int] | None
 
 
 def logit(p: float) -> float:
@@ -297,11 +307,18 @@ def _score_one(tokens, table, rule, presence, cutoffs, explain) -> Score:
     raw, kept = rule.raw([weight * times for _, weight, times in known])
     log_odds = rule.offset + rule.scale * raw
     effects: list[TokenEffect] = []
+    terms: list[tuple[str, float]] = []
+    factor = None
     if explain:
-        factor = rule.scale / rule.divisor(len(kept))
-        effects = [TokenEffect(known[i][0], known[i][1], known[i][2], factor * known[i][1] * known[i][2])
+        divisor = rule.divisor(len(kept))
+        scaled = rule.scale / divisor
+        effects = [TokenEffect(known[i][0], known[i][1], known[i][2], scaled * known[i][1] * known[i][2])
                    for i in kept]
         effects.sort(key=lambda effect: -abs(effect.contribution))
+        # Every term of the sum is shown: the offset is its own line, so the
+        # lines add up to the log-odds (to rounding in the last bits).
+        terms = [("calibration offset" if rule.calibrated else "bias (prior log-odds)", rule.offset)]
+        factor = (rule.scale, divisor, len(kept))
     p = probability(log_odds)
     return Score(log_odds=log_odds, probability=p, label=cutoffs.label(log_odds),
-                 tokens_known=len(known), tokens_distinct=len(bag), effects=effects)
+                 tokens_known=len(known), tokens_distinct=len(bag), effects=effects, terms=terms, factor=factor)

@@ -2,7 +2,7 @@
 
 A fresh `spamnb classify` spends most of its time starting Python and loading
 the model.  `spamnb serve` pays that once; `classify --server` (or
-`classify_remote` here) only sends messages and reads the verdicts.
+`Client` and `RemoteScorer` here) only sends messages and reads the verdicts.
 
 Protocol: one Unix stream connection carries any number of requests, each
 answered in turn, in order.
@@ -129,17 +129,6 @@ class Client:
         self.close()
 
 
-def classify_remote(socket_path: str, raw_messages):
-    """Yield the server's reply (a dict, see the module docstring) for each raw message, in order.
-
-    One connection serves them all.  Raises ServerError if the server cannot be
-    reached, refuses, or answers a message with an error.
-    """
-    with Client(socket_path) as client:
-        for raw in raw_messages:
-            yield client.score(raw)
-
-
 class RemoteScorer:
     """A Scorer look-alike for classify_paths: each message is scored by the server.
 
@@ -179,9 +168,6 @@ class RemoteScorer:
                          reason=None if reason is None else str(reason))
         except (KeyError, TypeError, ValueError):
             raise ServerError("the server's reply lacks fields this spamnb needs (another version?)") from None
-
-    def close(self) -> None:
-        self.client.close()
 
 
 def _cutoffs(spam: float, ham: float):

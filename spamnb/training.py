@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from .counts import HAM, LABELS, SPAM, TokenCounts
+from .countruns import DEFAULT_BUDGET, CountStore, Run, combine
 from .labelled import LearnReport, TrainReport, check_paths, labelled_messages, tokenized_messages  # noqa: F401
+from . import modelbuild
 from .digest import message_digest
-from .errors import InputError
+from .errors import InputError, ModelError
 from .message import decode_message
-from .model import Model, today
+from .model import KeyColumns, Model, blocked_raw_scores_by_key, today
 from .options import TrainOptions
-from .scoring import Cutoffs
+from .scoring import Cutoffs, token_key
 from .sources import count_messages, display
 from .tokens import TokenizerOptions, message_tokens
 
@@ -71,23 +76,43 @@ def labelled_folder(folder: str) -> tuple[list[str], list[str]]:
 
 @dataclass
 class BatchCounts:
-    """What a worker sends back for one batch: per-class counts and the
-    tokens of the messages picked for the calibration sample."""
+    """What a worker sends back for one batch (numpy arrays and ints only):
+    its counts as a run (countruns.Run: keys, and N_ham, N_spam, D_ham,
+    D_spam per key), the text of the keys this worker has not sent before
+    in this training run, and the keys of the messages picked for the
+    calibration sample, in token order."""
 
-    occurrences: tuple[Counter, Counter]
-    documents: tuple[Counter, Counter]
+    counts: Run
+    text: Run
     messages: list[int]
-    sample: dict[int, list[str]]
+    sample: dict[int, np.ndarray]
 
 
-def count_batch(batch: list[tuple[int, int, bytes, bool]], tokenizer: TokenizerOptions) -> BatchCounts:
+# Token -> key of the tokens this worker has met in this training run, so a
+# common token is hashed (BLAKE2b, scoring.token_key) and its text sent once,
+# not once per batch.  Bounded: past KEY_CACHE tokens it starts again, and a
+# text sent twice is merged away (countruns.first_text).  Per thread: a Dask
+# worker may run batches side by side.
+KEY_CACHE = 1 << 18
+_worker = threading.local()
+
+
+def _key_cache(run: str) -> dict[str, int]:
+    if getattr(_worker, "run", None) != run or len(_worker.keys) > KEY_CACHE:
+        _worker.run, _worker.keys = run, {}
+    return _worker.keys
+
+
+def count_batch(batch: list[tuple[int, int, bytes, bool]], tokenizer: TokenizerOptions,
+                run: str = "") -> BatchCounts:
     """Decode, tokenize and count a batch of (number, label, raw bytes, keep
     tokens) messages.  Runs in a worker process (or a Dask worker), so it
-    takes and returns only plain, picklable data."""
+    takes and returns only plain, picklable data.  `run` names the training
+    run (see _key_cache)."""
     occurrences: tuple[Counter, Counter] = (Counter(), Counter())
     documents: tuple[Counter, Counter] = (Counter(), Counter())
     messages = [0, 0]
-    sample = {}
+    kept: dict[int, list[str]] = {}
     for number, label, data, keep in batch:
         tokens = message_tokens(decode_message(data, tokenizer.wants_header), tokenizer)
         # update() with a list or set counts in C; with a Counter it would loop in Python.
@@ -95,8 +120,27 @@ def count_batch(batch: list[tuple[int, int, bytes, bool]], tokenizer: TokenizerO
         documents[label].update(set(tokens))
         messages[label] += 1
         if keep:
-            sample[number] = tokens
-    return BatchCounts(occurrences, documents, messages, sample)
+            kept[number] = tokens
+    cache = _key_cache(run)
+    new = [token for token in set(occurrences[HAM]).union(occurrences[SPAM]) if token not in cache]
+    cache.update(zip(new, map(token_key, new)))
+    key = cache.__getitem__
+    parts = []
+    for label in (HAM, SPAM):
+        tokens = list(occurrences[label])
+        keys = np.fromiter(map(key, tokens), dtype=np.uint64, count=len(tokens))
+        counts = np.zeros((4, len(tokens)), dtype=np.uint32)
+        counts[label] = np.fromiter(occurrences[label].values(), dtype=np.uint32, count=len(tokens))
+        counts[2 + label] = np.fromiter(map(documents[label].__getitem__, tokens), dtype=np.uint32,
+                                        count=len(tokens))
+        parts.append(Run(keys, counts))
+    encoded = [token.encode("utf-8", "surrogatepass") for token in new]
+    text = Run(np.fromiter(map(key, new), dtype=np.uint64, count=len(new)),
+               lengths=np.fromiter(map(len, encoded), dtype=np.uint32, count=len(new)),
+               text=np.frombuffer(b"".join(encoded), dtype=np.uint8))
+    sample = {number: np.fromiter(map(key, tokens), dtype=np.uint64, count=len(tokens))
+              for number, tokens in kept.items()}
+    return BatchCounts(combine(parts), text, messages, sample)
 
 
 class _InProcess:
@@ -114,40 +158,75 @@ class _Done:
         return self._value
 
 
-def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], options: TrainOptions,
+class Tally:
+    """What counting the training mail gives: the counts and token text (a
+    CountStore, spilled to disk past its budget), messages per class, and
+    the digest and class of every message counted."""
+
+    def __init__(self, budget: int = DEFAULT_BUDGET, directory: str | None = None,
+                 prefix: str = ".spamnb-spill-") -> None:
+        self.store = CountStore(budget, directory, prefix)
+        self.messages = np.zeros(2, dtype=np.int64)
+        self.learned: dict[int, int] = {}
+
+    def counts(self, day: int = 0) -> TokenCounts:
+        """The whole vocabulary in memory, as a TokenCounts (in key order)."""
+        chunks = list(self.store.merged_counts())
+        texts = list(self.store.merged_text())
+        keys = np.concatenate([c.keys for c in chunks]) if chunks else np.zeros(0, dtype=np.uint64)
+        counts = np.concatenate([c.counts for c in chunks], axis=1) if chunks else np.zeros((4, 0), np.uint32)
+        text_keys = np.concatenate([t.keys for t in texts]) if texts else np.zeros(0, dtype=np.uint64)
+        if not np.array_equal(keys, text_keys):
+            raise ValueError("token text and counts disagree")
+        raw = b"".join(t.text.tobytes() for t in texts)
+        ends = np.cumsum(np.concatenate([t.lengths for t in texts]) if texts else [], dtype=np.int64).tolist()
+        tokens = [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip([0, *ends], ends)]
+        result = TokenCounts.from_arrays(tokens, counts[0:2], counts[2:4], self.messages,
+                                         np.full(len(keys), day, dtype=np.uint32), keys)
+        result.learned = dict(self.learned)
+        return result
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: TrainOptions,
                   report: TrainReport, progress: Callable[[str], None] | None = None,
                   sample: Reservoir | None = None, executor=None, workers: int = 1
-                  ) -> list[tuple[list[str], int]]:
-    """Count every message under the labelled paths into `counts`.
+                  ) -> list[tuple[np.ndarray, int]]:
+    """Count every message under the labelled paths into `tally`.
 
     This process reads the sources, skips messages already counted with the
     same label (by digest) and draws the calibration sample; `executor` (any
     object with concurrent.futures' `submit`, such as a process pool or a
-    Dask client's executor) decodes, tokenizes and counts batches.  Counts
-    are sums, so the result does not depend on how the work was split.
-    Returns the (tokens, label) pairs of the sample.
+    Dask client's executor) decodes, tokenizes and counts batches into
+    keyed runs, which this process adds up within its memory budget
+    (countruns.CountStore).  Counts are sums, so the result does not depend
+    on how the work was split.  Returns the (token keys, label) pairs of the
+    sample, in reading order.
     """
     executor = executor or _InProcess()
-    day = today()
     tokenizer = options.tokenizer
+    run = f"{os.getpid()}-{time.time_ns()}-{id(tally)}"
     in_flight: deque = deque()
-    kept: dict[int, tuple[list[str], int]] = {}
+    kept: dict[int, tuple[np.ndarray, int]] = {}
     labels: dict[int, int] = {}
     batch: list[tuple[int, int, bytes, bool]] = []
     batch_bytes = 0
 
     def collect(future) -> None:
         result: BatchCounts = future.result()
-        counts.add_counted(result.occurrences, result.documents, result.messages, day)
+        tally.store.add(result.counts, result.text)
+        tally.messages += np.asarray(result.messages, dtype=np.int64)
         sampled = set(sample.items) if sample is not None and result.sample else ()
-        for number, tokens in result.sample.items():
+        for number, keys in result.sample.items():
             if number in sampled:  # not replaced while the batch was away
-                kept[number] = (tokens, labels[number])
+                kept[number] = (keys, labels[number])
 
     def send() -> None:
         nonlocal batch, batch_bytes
         if batch:
-            in_flight.append(executor.submit(count_batch, batch, tokenizer))
+            in_flight.append(executor.submit(count_batch, batch, tokenizer, run))
             batch, batch_bytes = [], 0
         while len(in_flight) > IN_FLIGHT_PER_WORKER * workers:
             collect(in_flight.popleft())
@@ -155,10 +234,10 @@ def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], optio
     number = 0
     for label, raw in labelled_messages(sources, report, progress):
         digest = message_digest(raw.data)
-        if counts.learned.get(digest) == label:
+        if tally.learned.get(digest) == label:
             report.duplicates += 1  # the same message twice teaches nothing new
             continue
-        counts.learned[digest] = label
+        tally.learned[digest] = label
         number += 1
         keep = sample.offer(number) if sample is not None else False
         if keep:
@@ -170,15 +249,35 @@ def count_sources(counts: TokenCounts, sources: Iterable[tuple[int, str]], optio
     send()
     while in_flight:
         collect(in_flight.popleft())
-    return [kept[number] for number in sorted(sample.items)] if sample is not None else []  # reading order
+    if sample is None:
+        return []
+    return [(kept[number][0], kept[number][1]) for number in sorted(sample.items)]  # reading order
 
 
 def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True) -> None:
     """Fit the model's probability calibration, and with `tune` its cutoffs,
     on held-out scores of the sample (in reading order), when the sample allows it."""
     labels = [label for _, label in sample]
-    if labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(model.messages) >= 2:
+    if modelbuild.calibration_due(labels, model.messages):
         model.calibrate([tokens for tokens, _ in sample], labels)
+        if tune:
+            model.tune_cutoffs(labels)
+
+
+def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], tune: bool = True) -> None:
+    """calibrate, for a sample of messages given as token keys."""
+    labels = [label for _, label in sample]
+    if modelbuild.calibration_due(labels, model.messages):
+        counts = model.counts
+        wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
+        at = np.searchsorted(counts.keys, wanted)
+        if model._selected is None:
+            model._selected = model._selection(counts)
+        columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
+        raw = blocked_raw_scores_by_key(columns, [keys for keys, _ in sample], labels,
+                                        counts.occurrences.sum(axis=1), len(counts), counts.messages,
+                                        model.options)
+        model.fit_calibration(raw, labels)
         if tune:
             model.tune_cutoffs(labels)
 
@@ -205,32 +304,119 @@ def expected_messages(paths: Sequence[str]) -> int:
 
 def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,
           cutoffs: Cutoffs | None = None, progress: Callable[[str], None] | None = None,
-          executor=None, workers: int = 1) -> tuple[Model, TrainReport]:
+          executor=None, workers: int = 1, budget: int = DEFAULT_BUDGET,
+          directory: str | None = None, phases=None) -> tuple[Model, TrainReport]:
     """Train a model on the messages under the `spam` and `ham` paths.
 
     `executor` spreads the decoding, tokenizing and counting over `workers`
     processes or a Dask cluster (see workers.py); the model is the same
-    count for count.  Unreadable files are listed in the report and
-    skipped.  Raises InputError when a path does not exist or a class ends
-    up with no message.
+    count for count.  Counting stays within `budget` bytes (spilling to
+    `directory`, default $TMPDIR); the model returned holds the whole
+    vocabulary in memory (`train_file` writes one without).  Unreadable
+    files are listed in the report and skipped.  Raises InputError when a
+    path does not exist or a class ends up with no message.  `phases`
+    (progress.Phases) is told when weighing and calibrating start;
+    `progress` is called per message read.
     """
     options = options or TrainOptions()
-    check_paths([*spam, *ham])
     started = time.perf_counter()
-    counts = TokenCounts()
-    report = TrainReport()
-    sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
-    sample = count_sources(counts, sources, options, report, progress, Reservoir(CALIBRATION_SAMPLE),
-                           executor, workers)
-    empty = [name for name in ("spam", "ham") if report.messages[name] == 0]
-    if empty:
-        raise InputError(f"no {' and no '.join(empty)} messages could be read; "
-                         "naive Bayes needs examples of both classes")
+    tally, report, sample = _count(spam, ham, options, progress, executor, workers, budget, directory)
+    try:
+        counts = tally.counts(today())
+    finally:
+        tally.close()
+    if phases is not None:
+        phases.phase("weighing tokens")
     model = Model.from_counts(counts, options, cutoffs)
-    calibrate(model, sample, tune=cutoffs is None)
+    if phases is not None:
+        phases.phase("fitting calibration and cutoffs")
+    calibrate_by_key(model, sample, tune=cutoffs is None)
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
     return model, report
+
+
+def _count(spam, ham, options, progress, executor, workers, budget, directory, prefix=".spamnb-spill-"):
+    check_paths([*spam, *ham])
+    tally = Tally(budget, directory, prefix)
+    report = TrainReport()
+    sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
+    try:
+        sample = count_sources(tally, sources, options, report, progress, Reservoir(CALIBRATION_SAMPLE),
+                               executor, workers)
+        empty = [name for name in ("spam", "ham") if report.messages[name] == 0]
+        if empty:
+            raise InputError(f"no {' and no '.join(empty)} messages could be read; "
+                             "naive Bayes needs examples of both classes")
+    except BaseException:
+        tally.close()
+        raise
+    return tally, report, sample
+
+
+def release_freed_memory() -> None:
+    """Have glibc give large freed blocks back to the system at once.
+
+    Its default raises the size above which blocks are mapped (and unmapped
+    when freed) to the largest block freed so far, so once the first chunk's
+    arrays are freed every later chunk comes from the heap, which is not
+    given back: the process grew by a chunk's worth per chunk.  A fixed
+    threshold keeps every array of 128 KiB or more mapped.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 128 << 10)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass  # not glibc: its allocator decides
+
+
+def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,
+               cutoffs: Cutoffs | None = None, progress: Callable[[str], None] | None = None,
+               executor=None, workers: int = 1, budget: int = DEFAULT_BUDGET, phases=None,
+               before_write: Callable[[dict], None] | None = None) -> TrainReport:
+    """Train on the messages under `spam` and `ham` and write the model to
+    `path`, in memory bounded by `budget` whatever the vocabulary: counts
+    spill beside the model, and the model file is built from the merged
+    counts a chunk at a time (modelbuild.py).  The file is the one `train`
+    and Model.save would write, count for count and weight for weight.
+    (--max-features ranks every token at once: that option trains in memory.)
+
+    The write holds the model's lock; `before_write(learned)` is called
+    under it with the digests of the messages trained on, and may raise to
+    leave the model there as it is (the CLI's refusal to drop what a user
+    taught).  `phases` (progress.Phases) is told each phase as it starts.
+    """
+    from .modelfile import check_writable, locked
+
+    options = options or TrainOptions()
+    if options.max_features:
+        model, report = train(spam, ham, options, cutoffs, progress, executor, workers, budget, phases=phases)
+        if phases is not None:
+            phases.phase("writing the model")
+        with locked(path):
+            if before_write is not None:
+                before_write(model.counts.learned)
+            model.save(path)
+        return report
+    started = time.perf_counter()
+    real = check_writable(path)
+    release_freed_memory()
+    try:
+        tally, report, sample = _count(spam, ham, options, progress, executor, workers, budget,
+                                       os.fspath(real.parent), f".{real.name}.spill-")
+        try:
+            report.vocabulary = modelbuild.write_trained_model(path, tally, options, cutoffs, sample, today(),
+                                                               budget, phases, before_write)
+        finally:
+            tally.close()
+    except OSError as error:  # spilled runs and the build folder live beside the model
+        raise ModelError(f"cannot write model {real}: {error.strerror or error}; "
+                         "the previous model, if any, is unchanged") from None
+    report.seconds = time.perf_counter() - started
+    return report
 
 
 def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,

@@ -62,7 +62,12 @@ def export(model: Model, stream: IO[str]) -> int:
         stream.write(f"# learned {digest:016x} {'spam' if label == SPAM else 'ham'}\n")
     stream.write(COLUMNS + "\n")
     occurrences, documents, last_seen = counts.occurrences, counts.documents, counts.last_seen
-    for i, token in enumerate(counts.tokens):
+    tokens = counts.tokens
+    # In token order (code points), not the file's key order: two exports of
+    # models with the same counts are the same text, and a diff of two
+    # exports lines up token by token.
+    for i in sorted(range(len(tokens)), key=tokens.__getitem__):
+        token = tokens[i]
         stream.write(f"{_escape(token)}\t{occurrences[SPAM, i]}\t{occurrences[HAM, i]}\t"
                      f"{documents[SPAM, i]}\t{documents[HAM, i]}\t{_day(last_seen[i])}\n")
     return len(counts.tokens)

@@ -127,7 +127,7 @@ def test_inspect_formats_and_word_lookup(sample_model):
     looked = json.loads(run_spamnb("inspect", "--model", sample_model, "--word", "发票",
                                    "--word", "NoSuchTokenAtAll", "--format", "json").stdout)["words"]
     assert looked[0]["token"] == "发票" and looked[0]["spam_count"] > 0
-    assert looked[1] == {"token": "nosuchtokenatall", "weight": None}
+    assert looked[1] == {"token": "nosuchtokenatall", "weight": None, "note": "never seen in training"}
     tsv = lines(run_spamnb("inspect", "--model", sample_model, "--top", "2", "--format", "tsv"))
     assert tsv[0].split("\t")[:3] == ["list", "token", "weight"] and len(tsv) == 5
 
@@ -212,5 +212,5 @@ def test_progress_bar_shows_on_a_terminal_and_not_with_quiet(tmp_path):
         assert process.wait(timeout=120) == 0
         return output.decode("utf-8", "replace")
 
-    assert "training" in stderr_on_terminal()
-    assert "training" not in stderr_on_terminal("-q")
+    assert "reading and counting" in stderr_on_terminal()
+    assert "reading and counting" not in stderr_on_terminal("-q")

@@ -45,6 +45,19 @@ def test_round_trip_keeps_counts_options_weights_and_cutoffs(tmp_path):
     assert loaded.score_tokens(tokens).log_odds == model.score_tokens(tokens).log_odds
 
 
+def test_model_open_is_a_whole_load(tmp_path):
+    # Model.open once inherited Scorer.open and built a Model from the wrong
+    # arguments: its .messages raised AttributeError.
+    path = tmp_path / "m.spamnb"
+    small_model().save(path)
+    opened = Model.open(path)
+    assert type(opened) is Model
+    assert list(opened.messages) == [2, 1]
+    assert opened.score_message(b"Subject: cheap\n\ncheap viagra") == Model.load(path).score_message(
+        b"Subject: cheap\n\ncheap viagra")
+    assert type(Scorer.open(path)) is Scorer
+
+
 def test_key_index_finds_every_token_of_a_large_vocabulary():
     tokens = [f"token{i}" for i in range(20000)] + ["发票", "subject:免费", ""]
     keys = np.array(sorted(map(token_key, tokens)), dtype="<u8")

@@ -341,7 +341,7 @@ def test_a_fifo_where_a_file_should_be_is_refused_at_once(tmp_path, sample_model
     lock_fifo_model = tmp_path / "locked" / "m.spamnb"
     lock_fifo_model.parent.mkdir()
     lock_fifo_model.write_bytes(sample_model.read_bytes())
-    os.mkfifo(str(lock_fifo_model) + ".lock")
+    os.mkfifo(lock_fifo_model.parent / ".m.spamnb.lock")  # the writers' hidden lock file
     folder = tmp_path / "mail"
     for label in ("spam", "ham"):
         (folder / label).mkdir(parents=True)
