@@ -70,11 +70,11 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
     """
     phases = phases or Phases()
     real = check_writable(path)
-    directory = os.fspath(real.parent)
+    directory = os.path.dirname(real)
     messages = tally.messages.copy()
     keyword_keys = (np.unique(np.fromiter(map(token_key, options.keywords), dtype=np.uint64,
                                           count=len(options.keywords))) if options.keywords else None)
-    with tempfile.TemporaryDirectory(prefix=f".{real.name}.build-", suffix=".tmp", dir=directory) as scratch:
+    with tempfile.TemporaryDirectory(prefix=f".{os.path.basename(real)}.build-", suffix=".tmp", dir=directory) as scratch:
         # Pass 1.
         phases.phase("merging counts")
         counts_run = SpilledRun(os.path.join(scratch, "counts"), True)

@@ -212,21 +212,14 @@ def write_model_streamed(path: str | os.PathLike, meta: dict, sections: list, co
         os.unlink(body_path)
 
 
-def check_writable(path: str | os.PathLike):
+def check_writable(path: str | os.PathLike) -> str:
     """Fail early, with a ModelError, if a model cannot be written at `path`.
 
     Run before a long training run rather than after it.  Returns the real
     path: a symlinked model is replaced at its target, not turned into a file.
+    (os.path, not pathlib: `learn` calls this for its lock, and pathlib with
+    urllib.parse and ipaddress is 6 ms of a fresh process.)
     """
-    from pathlib import Path  # writers only: pathlib is 4 ms of a scoring process's start
-
-    return Path(_writable(path))
-
-
-def _writable(path: str | os.PathLike) -> str:
-    """check_writable's checks, and the real path as a str: `learn` takes its
-    lock through this, without pathlib (with urllib.parse and ipaddress, 6 ms
-    of a fresh process)."""
     text = os.fspath(path)
     if text.endswith(os.sep) or os.path.isdir(text):
         raise ModelError(f"{text} is a directory; give the model a file name")
@@ -355,7 +348,7 @@ class locked:
         self.wait = wait  # seconds to wait for another writer; None: as long as it takes
 
     def __enter__(self) -> None:
-        lock_path = lock_path_of(_writable(self.path))
+        lock_path = lock_path_of(check_writable(self.path))
         try:
             # Created if missing; never blocks on a FIFO put there instead.
             descriptor = os.open(lock_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC,

@@ -406,7 +406,7 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
     release_freed_memory()
     try:
         tally, report, sample = _count(spam, ham, options, progress, executor, workers, budget,
-                                       os.fspath(real.parent), f".{real.name}.spill-")
+                                       os.path.dirname(real), f".{os.path.basename(real)}.spill-")
         try:
             report.vocabulary = modelbuild.write_trained_model(path, tally, options, cutoffs, sample, today(),
                                                                budget, phases, before_write)
