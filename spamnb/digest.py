@@ -10,14 +10,6 @@ from __future__ import annotations
 
 import re
 
-try:  # the C module itself: hashlib loads OpenSSL's libcrypto first, 3 ms of a fresh `learn`
-    from _sha256 import sha256
-except ImportError:  # Python 3.12 calls it _sha2; builds without it have hashlib's
-    try:
-        from _sha2 import sha256
-    except ImportError:
-        from hashlib import sha256
-
 STATUS_HEADER = "X-Spamnb-Status"
 # The value `spamnb filter` writes (filtering.status_value), whatever the
 # field's name (`--header X-Custom`): `Yes, score=0.9987, log-odds=6.64,
@@ -42,8 +34,22 @@ _ADDED = [_STATUS, _ANY_STATUS] + [status_header_pattern(name)
                                    for name in ("X-Spam-Flag", "X-Spam-Level", "X-Spam-Status")]
 
 
+def _sha256():
+    """SHA-256 from its C module: hashlib loads OpenSSL's libcrypto first, 3 ms
+    of a fresh `learn`.  Imported here, not above: the tokenizer imports
+    STATUS_VALUE on the scoring path."""
+    try:
+        from _sha256 import sha256
+    except ImportError:  # Python 3.12 calls it _sha2; builds without it have hashlib's
+        try:
+            from _sha2 import sha256
+        except ImportError:
+            from hashlib import sha256
+    return sha256
+
+
 def message_digest(raw: bytes) -> int:
-    import hashlib  # here, not above: the tokenizer imports STATUS_VALUE on the scoring path
+    sha256 = _sha256()
 
     data = raw.replace(b"\r\n", b"\n")
     if data.startswith(b"From "):

@@ -204,9 +204,9 @@ class PrefixFile:
             raise Damaged(f"entries of {what!r}")
         return zip(split, _uint32s(freqs))
 
-    def close(self) -> None:
+    def close(self, _close=os.close) -> None:  # bound now: at interpreter exit `os` may be gone
         if self._fd >= 0:
-            os.close(self._fd)
+            _close(self._fd)
             self._fd = -1
 
     __del__ = close

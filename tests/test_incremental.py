@@ -250,3 +250,48 @@ def test_a_token_no_message_holds_is_not_in_the_vocabulary(tmp_path):
     rewritten.save(str(tmp_path / "again.spamnb"))
     assert Model.load(str(tmp_path / "again.spamnb")).vocabulary_size == \
         int(Model.load(path).meta["vocabulary"]) + read_model(path).journal()[0].vocabulary
+
+
+def test_a_journal_read_key_by_key_adds_up_as_the_whole():
+    """journal._Changes answers a key from the records it is in (bisection)
+    and 'absent' from the set of all keys; the lists it hands out are what
+    adding every record up gives, and what learn adds to them stays."""
+    from spamnb import journal
+
+    rng = random.Random(13)
+    records, expected = [], {}
+    for _ in range(6):
+        keys = rng.sample(range(1, 400), 60)
+        changes = {key: [rng.randint(-3, 3) for _ in range(4)] for key in keys}
+        for key, change in changes.items():
+            expected[key] = [a + b for a, b in zip(expected.get(key, [0, 0, 0, 0]), change)]
+        header = {"messages": [0, 1], "totals": [0, 5], "vocabulary": 0, "day": 3}
+        records.append(journal.encode(header, changes, {keys[0]: f"token{keys[0]}"}))
+    state, torn = journal.state_of(b"".join(records))
+    assert not torn and state.records == 6
+    for key in range(0, 401):
+        assert state.changes.get(key) == expected.get(key), key
+        assert (key in state.changes) == (key in expected)
+    state.changes.setdefault(999, [0, 0, 0, 0])[1] += 2  # as learn adds a new token
+    state.changes.get(next(iter(expected)))[0] += 5
+    whole = dict(state.changes.items())
+    assert whole[999] == [0, 2, 0, 0] and whole[next(iter(expected))][0] == expected[next(iter(expected))][0] + 5
+    assert len(whole) == len(expected) + 1
+    state.new_tokens[999] = "new"  # learn writes; the records' own are read on the first read
+    assert len(state.new_tokens) == 7 and state.new_tokens[999] == "new"
+    assert set(state.last_day) == set(expected) and set(state.last_day.values()) == {3}
+
+
+def test_a_journal_record_with_keys_out_of_order_makes_the_model_unusable():
+    from spamnb import journal
+
+    good = journal.encode({"messages": [0, 1], "totals": [0, 2], "vocabulary": 0}, {5: [0, 1, 0, 1], 9: [0, 1, 0, 1]}, {})
+    payload = bytearray(good[journal.RECORD.size:])
+    text_length = journal.COUNTS.unpack_from(payload)[0]
+    at = journal.COUNTS.size + text_length
+    payload[at:at + 16] = payload[at + 8:at + 16] + payload[at:at + 8]  # the two keys swapped
+    import zlib
+
+    bad = journal.RECORD.pack(journal.MAGIC, len(payload), zlib.crc32(payload)) + bytes(payload)
+    with pytest.raises(ValueError, match="not in order"):
+        journal.state_of(bad)
