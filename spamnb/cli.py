@@ -285,7 +285,7 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 @click.option("--scheduler", metavar="ADDRESS",
               help="Count on a Dask cluster instead (tcp://HOST:PORT of its scheduler; needs "
                    "spamnb[dask] here and on the workers).  The model is the same as a local run's.")
-@click.option("--memory-budget", type=click.IntRange(1), default=32, show_default=True, metavar="MB",
+@click.option("--memory-budget", type=click.IntRange(1), default=16, show_default=True, metavar="MB",
               help="Megabytes of counts held in memory while training; past it, sorted runs spill to a "
                    "folder beside the model.  Changes the memory used, never the model.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
