@@ -429,3 +429,15 @@ def test_readme_accuracy_figures_agree_with_benchmarks():
     assert [first_number(row[2]) for row in learned] == ["0.022", "0.020", "0.050", "0.218"]
     assert "0.022 |" in benchmarks.split("min strength 2, blocked calibration")[1].splitlines()[0]
     assert all(f"{figure}" in benchmarks for figure in ("1,538 and 0.020", "492\nand 0.050", "0.218"))
+
+
+def test_readme_speed_figures_agree_with_benchmarks():
+    root = SAMPLE.parent
+    readme, benchmarks = (root / "README.md").read_text(), (root / "BENCHMARKS.md").read_text()
+    serve = re.search(r"serve.*?median ([0-9.]+) ms", benchmarks).group(1)
+    assert f"answers in {serve} ms a message" in readme and f"pays {serve} ms a message" in readme
+    bulk = re.search(r"bulk classify, spamassassin \(-j 2\) \|[^|]*\|[^|]*\| ([0-9.]+)× bogofilter", benchmarks).group(1)
+    train = re.search(r"train, spamassassin \(-j 2\) \|[^|]*\|[^|]*\| ([0-9.]+)× bogofilter", benchmarks).group(1)
+    assert f"run at {bulk}× and {train}×" in readme
+    peak = re.search(r"train peak memory, 75,000 synthetic messages \(-j 2\) \| ([0-9.]+) MB", benchmarks).group(1)
+    assert f"{float(peak) / 1000:.1f} GB for 75,000" in readme
