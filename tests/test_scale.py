@@ -155,3 +155,31 @@ def test_folders_a_killed_training_left_are_swept_once_a_day_old(tmp_path):
     os.utime(old, (0, 0))
     _sweep_stale_temporaries(tmp_path / "m.spamnb")
     assert not old.exists() and fresh.exists()
+
+
+@pytest.mark.parametrize("margin", [0.0, 3.0, 50.0])
+def test_retraining_by_key_counts_what_retraining_by_token_counts(margin):
+    # train() finds the near errors from the calibration sample's key columns;
+    # fit_tokenized (the benches' in-process path) from tokens.  With every
+    # message in the sample (sample_data), both must count the same events and
+    # fit the same calibration.  50 counts every message's occurrences twice.
+    options = TrainOptions(retrain_margin=margin)
+    model, report = training.train(SPAM, HAM, options)
+    tokenized = list(tokenized_messages([(1, path) for path in SPAM] + [(0, path) for path in HAM],
+                                        options, TrainReport()))
+    assert report.duplicates == 0 and len(tokenized) == sum(model.messages)
+    by_token = training.fit_tokenized([tokens for _, tokens, _, _ in tokenized],
+                                      [label for label, _, _, _ in tokenized], options)
+    assert model.messages.tolist() == by_token.messages.tolist()
+    for counts in (model.counts, by_token.counts):
+        assert counts.documents.max() <= max(model.messages)  # documents stay messages
+    order = np.argsort(by_token.counts.keys)
+    assert np.array_equal(model.counts.keys, by_token.counts.keys[order])
+    assert np.array_equal(model.counts.occurrences, by_token.counts.occurrences[:, order])
+    assert np.array_equal(model.counts.documents, by_token.counts.documents[:, order])
+    assert model.meta["calibration"] == pytest.approx(by_token.meta["calibration"], rel=1e-9)
+    assert (model.cutoffs.spam, model.cutoffs.ham) == pytest.approx((by_token.cutoffs.spam, by_token.cutoffs.ham))
+    if margin == 50.0:  # every message a near error: every occurrence counted twice
+        once, _ = training.train(SPAM, HAM, TrainOptions(retrain_margin=0.0))
+        assert np.array_equal(model.counts.occurrences, 2 * once.counts.occurrences)
+        assert np.array_equal(model.counts.documents, once.counts.documents)
