@@ -204,7 +204,7 @@ def test_retrain_margin_counts_the_near_errors_once_more():
         0.5: {"a": (2, 2), "b": (0, 1), "c": (0, 1), "d": (3, 0), "e": (1, 0)},
         0.6: {"a": (2, 4), "b": (0, 2), "c": (0, 2), "d": (3, 0), "e": (1, 0)},
     }
-    documents = {"a": (1, 2), "b": (0, 1), "c": (0, 1), "d": (2, 0), "e": (1, 0)}
+    in_messages = {"a": (1, 2), "b": (0, 1), "c": (0, 1), "d": (2, 0), "e": (1, 0)}
     for margin, occurrences in expected.items():
         options = TrainOptions("mixed", 1.0, TokenizerOptions(), normalize="mean", min_strength=0.0,
                                retrain_margin=margin)
@@ -212,7 +212,7 @@ def test_retrain_margin_counts_the_near_errors_once_more():
         got = {token: tuple(int(n) for n in counts.occurrences[:, i]) for i, token in enumerate(counts.tokens)}
         assert got == occurrences, margin
         assert {token: tuple(int(n) for n in counts.documents[:, i])
-                for i, token in enumerate(counts.tokens)} == documents, margin
+                for i, token in enumerate(counts.tokens)} == in_messages, margin
         assert counts.messages.tolist() == [2, 2], margin
 
 
