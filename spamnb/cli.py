@@ -229,7 +229,8 @@ def training_options(function):
 
 
 def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                   min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
+                   min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords,
+                   keywords_file):
     """TrainOptions from the command line; unset options take the library's defaults."""
     from . import stopwords as stopword_lists
     from .tokens import TokenizerOptions
@@ -290,7 +291,8 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
                    "folder beside the model.  Changes the memory used, never the model.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
-          chunk, min_df, max_features, min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file,
+          chunk, min_df, max_features, min_strength, retrain_margin, fold_variants, bigrams, headers_spec,
+          stopwords_file, no_stopwords, keywords_file,
           spam_cutoff, ham_cutoff, replace, jobs, scheduler, memory_budget, quiet):
     """Train a model from labelled mail and write it.
 
@@ -321,7 +323,8 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     if not spam_paths or not ham_paths:
         raise OptionError("need spam and ham: give FOLDER (with spam/ and ham/) or --spam PATH and --ham PATH")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
+                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
+                             no_stopwords, keywords_file)
     try:
         cutoffs = None
         if spam_cutoff is not None or ham_cutoff is not None:
@@ -333,7 +336,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     if set(spam_paths) & set(ham_paths):
         raise OptionError("the same source is given as both spam and ham: "
                           + ", ".join(sorted(set(spam_paths) & set(ham_paths))))
-    from .modelfile import check_writable, locked
+    from .modelfile import check_writable
 
     path = _model_path(model_path)
     check_writable(path)
@@ -527,7 +530,8 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
 @model_option
 @training_options
 def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, max_fpr, max_fnr, model_path,
-             event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin, fold_variants,
+             event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin,
+             fold_variants,
              bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
     """Measure accuracy on labelled mail the model is not trained on.
 
@@ -555,7 +559,8 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
+                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
+                             no_stopwords, keywords_file)
     # Everything that can be checked is checked before the evaluation runs.
     if tune and online:
         raise OptionError("--tune needs calibrated scores: use --split or --folds, not --online")
@@ -682,7 +687,8 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
     path = _model_path(model_path)
     given = _training_options_given(ctx)
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
+                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
+                             no_stopwords, keywords_file)
     try:
         report, created = learn_file(path, spam_paths, ham_paths, forget=forget, relabel=relabel, force=force,
                                      on_error=on_error, options=options, options_given=given, stamp=stamp,

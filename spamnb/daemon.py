@@ -260,7 +260,7 @@ def _remove_if_ours(path: str, identity) -> None:
 def _warm_up(model) -> None:
     """Score one Chinese message now, so the first real one does not wait
     half a second for jieba's dictionary (and OpenCC's tables)."""
-    model.score_message("Subject: 你好\n\n中文邮件，測試。\n".encode("utf-8"))
+    model.score_message("Subject: 你好\n\n中文邮件，測試。\n".encode())
 
 
 def default_workers() -> int:

@@ -69,7 +69,7 @@ def load_corpus(source: str, options: TrainOptions, progress: Callable[[str], No
 
 def _order(corpus: Corpus, shuffle: bool, seed: int) -> dict[int, list[int]]:
     """Message indices per class, in corpus order or shuffled with the seed."""
-    by_class = {label: [i for i, l in enumerate(corpus.labels) if l == label] for label in (HAM, SPAM)}
+    by_class = {label: [i for i, y in enumerate(corpus.labels) if y == label] for label in (HAM, SPAM)}
     if shuffle:  # the same seeding as bench/corpora.py, so the README's numbers reproduce
         for label in by_class:
             random.Random(seed).shuffle(by_class[label])

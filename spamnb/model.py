@@ -51,7 +51,7 @@ def _narrow(counts: np.ndarray) -> np.ndarray:
 
 def today() -> int:
     """Days since 1970-01-01 UTC: the unit of `last_seen`."""
-    return int(_dt.datetime.now(_dt.timezone.utc).timestamp() // 86400)
+    return int(_dt.datetime.now(_dt.UTC).timestamp() // 86400)
 
 
 def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[str],
@@ -133,7 +133,7 @@ def held_out_raw_scores(counts: TokenCounts, documents: list[list[str]], labels:
 def file_meta(meta: dict, options: TrainOptions, messages, bias: float, cutoffs: Cutoffs, vocabulary: int,
               totals) -> dict:
     """The model file's header (less its section table) for a model with these values."""
-    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     meta = {k: v for k, v in meta.items() if k != "sections"}
     meta.update({
         "format": "spamnb-model", "format_version": FORMAT_VERSION, "spamnb": __version__,
@@ -424,7 +424,7 @@ class Model(Scorer):
             model.journal_records = state.records
             if state:
                 model._apply_journal(state)
-            model.table  # build the lookup now, not at the first message
+            model.table  # noqa: B018 -- the property builds the lookup now, not at the first message
         except (KeyError, TypeError, ValueError, IndexError, ArithmeticError) as error:
             raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
         return model

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -108,7 +108,8 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
     directory = os.path.dirname(real)
     messages = tally.messages.copy()
     keyword_keys = keyword_keys_of(options)
-    with tempfile.TemporaryDirectory(prefix=f".{os.path.basename(real)}.build-", suffix=".tmp", dir=directory) as scratch:
+    with tempfile.TemporaryDirectory(prefix=f".{os.path.basename(real)}.build-", suffix=".tmp",
+                                     dir=directory) as scratch:
         # Pass 1.
         phases.phase("merging counts")
         counts_run = SpilledRun(os.path.join(scratch, "counts"), True)
@@ -135,7 +136,7 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
         for half in ("occurrences", "documents"):
             files[half] = [files[half] + ".ham", files[half] + ".spam"]
         handles = {}
-        for name, target in files.items():
+        for target in files.values():
             for one in (target if isinstance(target, list) else [target]):
                 handles[one] = open(one, "wb")
         absent_sum = 0.0

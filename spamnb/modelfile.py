@@ -181,13 +181,14 @@ def write_model_streamed(path: str | os.PathLike, meta: dict, sections: list, co
             if name in compressed:
                 deflate = zlib.compressobj(6)
 
+                # B023: pieces() is consumed in the iteration that defines it, so the loop variables are current
                 def pieces():
-                    for plane in range(itemsize):
-                        for piece in _read_parts(parts, itemsize):
-                            yield deflate.compress(piece[plane::itemsize] if itemsize > 1 else piece)
-                    yield deflate.flush()
+                    for plane in range(itemsize):  # noqa: B023
+                        for piece in _read_parts(parts, itemsize):  # noqa: B023
+                            yield deflate.compress(piece[plane::itemsize] if itemsize > 1 else piece)  # noqa: B023
+                    yield deflate.flush()  # noqa: B023
             else:
-                pieces = lambda: _read_parts(parts, itemsize)  # noqa: E731
+                pieces = lambda: _read_parts(parts, itemsize)  # noqa: E731, B023
             for piece in pieces():
                 body.write(piece)
                 crc, length = zlib.crc32(piece, crc), length + len(piece)

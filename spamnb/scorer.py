@@ -28,7 +28,8 @@ def options_to_meta(options: TrainOptions) -> dict:
             "tokenizer": options.tokenizer.to_dict(), "robinson": options.robinson,
             "normalize": options.normalize, "top_k": options.top_k, "chunk": options.chunk,
             "min_df": options.min_df, "max_features": options.max_features,
-            "min_strength": options.min_strength, "retrain_margin": options.retrain_margin, "keywords": sorted(options.keywords)}
+            "min_strength": options.min_strength, "retrain_margin": options.retrain_margin,
+            "keywords": sorted(options.keywords)}
 
 
 # Bounds on what a model's header may say.  A file is written by someone
