@@ -199,6 +199,7 @@ class _Reducer:
                 if j < 0:
                     j = n
             else:
+                assert self._cdata_close is not None  # set together with _cdata
                 match = self._cdata_close(i)
                 if match is None:
                     return  # an unclosed script or style: the rest is its content
