@@ -54,6 +54,10 @@ import struct
 import zlib
 from .errors import ModelError
 
+TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on the scoring path
+if TYPE_CHECKING:
+    from typing import TextIO
+
 MAGIC = b"SPAMNB\x1a\n"
 FORMAT_VERSION = 3
 READABLE_VERSIONS = (2, 3)
@@ -119,7 +123,7 @@ def write_model(path: str | os.PathLike, meta: dict, sections: dict,
     blobs: list[bytes] = []
     for name, array in arrays.items():
         data = stored_bytes[name]
-        entry = {"dtype": array.dtype.str, "shape": list(array.shape)}
+        entry: dict[str, object] = {"dtype": array.dtype.str, "shape": list(array.shape)}
         if name in compressed:
             entry["codec"] = "zlib"
         entry.update(offset=offset, length=len(data), crc=zlib.crc32(data))
@@ -345,7 +349,7 @@ class locked:
 
     def __init__(self, path: str | os.PathLike, wait: float | None = None) -> None:
         self.path = path
-        self.handle = None
+        self.handle: TextIO | None = None
         self.wait = wait  # seconds to wait for another writer; None: as long as it takes
 
     def __enter__(self) -> None:
@@ -382,6 +386,7 @@ class locked:
                 time.sleep(0.05)
 
     def __exit__(self, *exception) -> None:
+        assert self.handle is not None  # __enter__ opened it
         try:
             fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
         finally:
@@ -433,7 +438,7 @@ class ModelFile:
     def decoded(self, name: str) -> bytes | memoryview:
         """The section's array bytes, decompressed if it is stored compressed."""
         entry = self.meta["sections"][name]
-        data = self.stored(name)
+        data: bytes | memoryview = self.stored(name)
         if entry.get("codec") == "zlib":
             expected = _itemsize(entry["dtype"])
             for extent in entry["shape"]:

@@ -269,7 +269,7 @@ class Scorer:
             check_tokenizer_version(meta)
             for name in ("block_first", "block_crcs"):  # small: checked whole
                 model_file.check_section(name)
-            scorer._table = WeightTable(*(model_file.stored(name) for name in SCORING_SECTIONS),  # type: ignore[misc]
+            scorer._table = WeightTable(*(model_file.stored(name) for name in SCORING_SECTIONS),  # type: ignore[misc]  # the star fills the arrays only
                                         block_size=meta["block_size"], where=f"model {path}")
             if model_file.journal_bytes:
                 state, _torn = model_file.journal()
