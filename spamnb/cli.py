@@ -174,7 +174,7 @@ def cli(ctx, config_file):
     from . import config
 
     path = config.config_path(config_file)
-    ctx.default_map = config.default_map(cli.commands, config.load(path), path=path,
+    ctx.default_map = config.default_map(cli.commands, config.load(path), path=path,  # type: ignore[arg-type]  # only read
                                          invoked=ctx.invoked_subcommand)
 
 
@@ -247,7 +247,7 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
         tokenizer = TokenizerOptions(headers=TokenizerOptions.parse_headers(headers_spec), stopwords=words,
                                      bigrams=given(bigrams, defaults.tokenizer.bigrams),
                                      fold_variants=given(fold_variants, defaults.tokenizer.fold_variants))
-        keywords = frozenset()
+        keywords: frozenset[str] = frozenset()
         if keywords_file:
             from .keywords import read_file as read_keywords
 
@@ -420,7 +420,8 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain,
         model = Scorer.open(_model_path(model_path))
         cutoffs = _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff)
         jobs = default_jobs() if jobs is None else jobs
-    writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)
+    # get_text_stream: deprecated in click 8.5, removed in 9.0 (issue 19); typed `object` by click's __getattr__
+    writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)  # type: ignore[operator]
     outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain, jobs,
                              timeout=None if server_path else timeout)
     for line in outcome.notes + outcome.problems + skipped_summary(outcome.skipped):
@@ -973,7 +974,7 @@ def inspect(model_path, top_n, words, fmt):
     else:
         spam_rows, ham_rows = model.top_tokens(top_n, spam=True), model.top_tokens(top_n, spam=False)
     if fmt == "json":
-        data = {"summary": summary}
+        data: dict[str, object] = {"summary": summary}
         data.update({"words": spam_rows} if words else {"spam": spam_rows, "ham": ham_rows})
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return

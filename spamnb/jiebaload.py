@@ -24,7 +24,7 @@ def _import_jieba():
     # blocked for the duration of this import when nobody has loaded it yet.
     blocked = "pkg_resources" not in sys.modules
     if blocked:
-        sys.modules["pkg_resources"] = None  # makes `import pkg_resources` raise ImportError
+        sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # makes `import pkg_resources` raise ImportError
     try:
         import jieba
     finally:

@@ -58,6 +58,8 @@ TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported o
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from .journal import JournalState
+
 MAGIC = b"SPAMNB\x1a\n"
 FORMAT_VERSION = 3
 READABLE_VERSIONS = (2, 3)
@@ -405,7 +407,7 @@ class ModelFile:
         self._body_start = body_start
         self._body_crc = body_crc
         self._body_end = body_start + body_length
-        self._journal_state = None
+        self._journal_state: tuple[JournalState, bool] | None = None
         self.identity: tuple[int, int] | None = None
 
     @property
