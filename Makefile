@@ -52,6 +52,8 @@ test: $(VENV)/.installed-test
 	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && (apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq procmail spamc dovecot-imapd dovecot-sieve) \
 	    >/dev/null 2>&1; } || true
+	$(BIN)/ruff check spamnb
+	$(BIN)/mypy spamnb
 	$(BIN)/python -m pytest -q
 
 # 34,000 generated inputs for each of the three properties: 102,000 in all; then

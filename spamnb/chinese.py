@@ -77,7 +77,7 @@ def _cut(run: str) -> list[str]:
         _bulk_cut = bulk_cutter() or False
         if _bulk_cut:
             _tokenizer = None
-            return _bulk_cut(run)
+            return _bulk_cut(run)  # type: ignore[operator]  # truthy: the cutter, not False
     return _tokenizer.lcut(run)
 
 

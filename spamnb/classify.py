@@ -93,7 +93,7 @@ class _Scoring:
             _WORKER_SCORER = self.scorer
             self.pool = process_pool(self.jobs)  # workers that end with this process (| head, SIGTERM)
         origins = [origin for origin, _ in self.batch]
-        future = self.pool.submit(_score_batch, [data for _, data in self.batch], self.cutoffs, self.explain,
+        future = self.pool.submit(_score_batch, [data for _, data in self.batch], self.cutoffs, self.explain,  # type: ignore[attr-defined]  # the pool is made just above
                                   self.timeout)
         self.in_flight.append((origins, future))
         self.batch = []

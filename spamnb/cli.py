@@ -174,7 +174,7 @@ def cli(ctx, config_file):
     from . import config
 
     path = config.config_path(config_file)
-    ctx.default_map = config.default_map(cli.commands, config.load(path), path=path,
+    ctx.default_map = config.default_map(cli.commands, config.load(path), path=path,  # type: ignore[arg-type]  # only read
                                          invoked=ctx.invoked_subcommand)
 
 
@@ -229,7 +229,8 @@ def training_options(function):
 
 
 def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                   min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
+                   min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords,
+                   keywords_file):
     """TrainOptions from the command line; unset options take the library's defaults."""
     from . import stopwords as stopword_lists
     from .tokens import TokenizerOptions
@@ -246,7 +247,7 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
         tokenizer = TokenizerOptions(headers=TokenizerOptions.parse_headers(headers_spec), stopwords=words,
                                      bigrams=given(bigrams, defaults.tokenizer.bigrams),
                                      fold_variants=given(fold_variants, defaults.tokenizer.fold_variants))
-        keywords = frozenset()
+        keywords: frozenset[str] = frozenset()
         if keywords_file:
             from .keywords import read_file as read_keywords
 
@@ -290,7 +291,8 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
                    "folder beside the model.  Changes the memory used, never the model.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
-          chunk, min_df, max_features, min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file,
+          chunk, min_df, max_features, min_strength, retrain_margin, fold_variants, bigrams, headers_spec,
+          stopwords_file, no_stopwords, keywords_file,
           spam_cutoff, ham_cutoff, replace, jobs, scheduler, memory_budget, quiet):
     """Train a model from labelled mail and write it.
 
@@ -321,7 +323,8 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     if not spam_paths or not ham_paths:
         raise OptionError("need spam and ham: give FOLDER (with spam/ and ham/) or --spam PATH and --ham PATH")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
+                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
+                             no_stopwords, keywords_file)
     try:
         cutoffs = None
         if spam_cutoff is not None or ham_cutoff is not None:
@@ -333,7 +336,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     if set(spam_paths) & set(ham_paths):
         raise OptionError("the same source is given as both spam and ham: "
                           + ", ".join(sorted(set(spam_paths) & set(ham_paths))))
-    from .modelfile import check_writable, locked
+    from .modelfile import check_writable
 
     path = _model_path(model_path)
     check_writable(path)
@@ -417,7 +420,8 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain,
         model = Scorer.open(_model_path(model_path))
         cutoffs = _cutoffs(model.cutoffs, spam_cutoff, ham_cutoff)
         jobs = default_jobs() if jobs is None else jobs
-    writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)
+    # get_text_stream: deprecated in click 8.5, removed in 9.0 (issue 19); typed `object` by click's __getattr__
+    writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)  # type: ignore[operator]
     outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain, jobs,
                              timeout=None if server_path else timeout)
     for line in outcome.notes + outcome.problems + skipped_summary(outcome.skipped):
@@ -527,7 +531,8 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
 @model_option
 @training_options
 def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, max_fpr, max_fnr, model_path,
-             event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin, fold_variants,
+             event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin,
+             fold_variants,
              bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
     """Measure accuracy on labelled mail the model is not trained on.
 
@@ -555,7 +560,8 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
+                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
+                             no_stopwords, keywords_file)
     # Everything that can be checked is checked before the evaluation runs.
     if tune and online:
         raise OptionError("--tune needs calibrated scores: use --split or --folds, not --online")
@@ -682,7 +688,8 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
     path = _model_path(model_path)
     given = _training_options_given(ctx)
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
-                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file)
+                             min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
+                             no_stopwords, keywords_file)
     try:
         report, created = learn_file(path, spam_paths, ham_paths, forget=forget, relabel=relabel, force=force,
                                      on_error=on_error, options=options, options_given=given, stamp=stamp,
@@ -967,7 +974,7 @@ def inspect(model_path, top_n, words, fmt):
     else:
         spam_rows, ham_rows = model.top_tokens(top_n, spam=True), model.top_tokens(top_n, spam=False)
     if fmt == "json":
-        data = {"summary": summary}
+        data: dict[str, object] = {"summary": summary}
         data.update({"words": spam_rows} if words else {"spam": spam_rows, "ham": ham_rows})
         click.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return

@@ -135,6 +135,7 @@ def combine(runs: list[Run]) -> Run:
     whole = concatenate(runs)
     if whole.counts is not None:
         return sum_counts(whole.keys, whole.counts)
+    assert whole.lengths is not None and whole.text is not None  # without counts, a run has text
     return first_text(whole.keys, whole.lengths, whole.text)
 
 
@@ -163,8 +164,10 @@ class SpilledRun:
     def append(self, run: Run) -> None:
         arrays = [run.keys.astype("<u8")]
         if self.has_counts:
+            assert run.counts is not None  # a run of this spill's kind
             arrays.append(np.ascontiguousarray(run.counts.T, dtype="<u4"))  # entry-major: a chunk is one read
         else:
+            assert run.lengths is not None and run.text is not None  # without counts, a run has text
             arrays += [run.lengths.astype("<u4"), run.text]
         for suffix, array in zip(self._suffixes(), arrays):
             with open(self.prefix + suffix, "ab") as handle:
@@ -199,6 +202,7 @@ class RunReader:
         if isinstance(source, Run):
             if source.counts is not None:
                 return Run(source.keys[start:stop], source.counts[:, start:stop])
+            assert source.lengths is not None and source.text is not None  # without counts, a run has text
             lengths = source.lengths[start:stop]
             size = int(lengths.sum(dtype=np.int64))
             text = source.text[self.text_at:self.text_at + size]
@@ -220,6 +224,7 @@ def _split(run: Run, at: int) -> tuple[Run, Run]:
     """The first `at` entries of a run, and the rest."""
     if run.counts is not None:
         return Run(run.keys[:at], run.counts[:, :at]), Run(run.keys[at:], run.counts[:, at:])
+    assert run.lengths is not None and run.text is not None  # without counts, a run has text
     size = int(run.lengths[:at].sum(dtype=np.int64))
     return (Run(run.keys[:at], lengths=run.lengths[:at], text=run.text[:size]),
             Run(run.keys[at:], lengths=run.lengths[at:], text=run.text[size:]))

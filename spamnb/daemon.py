@@ -260,7 +260,7 @@ def _remove_if_ours(path: str, identity) -> None:
 def _warm_up(model) -> None:
     """Score one Chinese message now, so the first real one does not wait
     half a second for jieba's dictionary (and OpenCC's tables)."""
-    model.score_message("Subject: 你好\n\n中文邮件，測試。\n".encode("utf-8"))
+    model.score_message("Subject: 你好\n\n中文邮件，測試。\n".encode())
 
 
 def default_workers() -> int:
@@ -286,14 +286,15 @@ class _Connection:
         self.sock = sock
         self.protocol = protocol
         self.eof = False              # the client shut its side: answer what is whole, then close
-        self.head = None              # spamd: (method, headers, body length, head length) once parsed
+        # spamd: (method, headers, body length, head length) once parsed
+        self.head: tuple[str, dict[str, str], int, int] | None = None
         self.write_progress = now     # when the client last took reply bytes (or replies began to wait)
         self.inbox = bytearray()
         self.outbox = bytearray()
         self.closing = False          # answer what is queued, then hang up
         self.events = 0
         self.last_active = now
-        self.request_started = None   # when the first byte of a request not yet whole arrived
+        self.request_started: float | None = None  # when the first byte of a request not yet whole arrived
         self.busy = False             # a request of this connection is queued or being scored
         self.closed = False
 
@@ -307,7 +308,7 @@ class _Worker:
         self.sock = sock
         self.outbox = bytearray()     # the request being sent to it
         self.inbox = bytearray()      # its reply, as it arrives
-        self.connection = None        # whose message it is scoring
+        self.connection: _Connection | None = None  # whose message it is scoring
         self.handed = 0.0             # when it got that message
         self.generation = generation  # which load of the model it holds
         self.idle_since = now
@@ -490,7 +491,7 @@ class Daemon:
         except ValueError:
             return f"refused a spamd connection from {host!r}: not an IP address"
         if getattr(peer, "ipv4_mapped", None):
-            peer = peer.ipv4_mapped
+            peer = peer.ipv4_mapped  # type: ignore[union-attr, assignment]  # an IPv6 address mapping an IPv4 one
         if not any(peer in network for network in listener.allowed):
             return f"refused a spamd connection from {peer}: not in --spamd-allow"
         return None
@@ -577,6 +578,7 @@ class Daemon:
                                      if method == "PING" else b"")
                 return
             connection.head = (method, headers, length, end + 4)
+        assert connection.head is not None  # parsed above, now or on an earlier read
         method, headers, length, head_size = connection.head
         if len(inbox) >= head_size + length:
             connection.busy = True
@@ -611,6 +613,7 @@ class Daemon:
         if connection.protocol == "spamd":
             import json
 
+            assert connection.head is not None  # queued only once its head was parsed
             method, headers, length, head_size = connection.head
             connection.head = None
             header = json.dumps({"method": method, "headers": headers}).encode("ascii")
@@ -1016,11 +1019,11 @@ def learn_one(model_path: str, raw: bytes, label: str | None, remove: bool,
             file.write(raw)
         if remove:
             for each in [label] if label else ["spam", "ham"]:
-                report, _ = learn_file(model_path, **{each: [path]}, forget=True, lock_wait=lock_wait)
+                report, _ = learn_file(model_path, **{each: [path]}, forget=True, lock_wait=lock_wait)  # type: ignore[arg-type]
                 if sum(report.forgotten.values()):
                     break
         else:
-            learn_file(model_path, **{label: [path]}, relabel=True, lock_wait=lock_wait)
+            learn_file(model_path, **{label: [path]}, relabel=True, lock_wait=lock_wait)  # type: ignore[arg-type]  # spam or ham
     log(f"{'forgot' if remove else 'learned'} a message of {len(raw):,} bytes"
         f"{'' if label is None else ' as ' + label} (spamd TELL)")
 

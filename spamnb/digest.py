@@ -39,10 +39,10 @@ def _sha256():
     of a fresh `learn`.  Imported here, not above: the tokenizer imports
     STATUS_VALUE on the scoring path."""
     try:
-        from _sha256 import sha256
+        from _sha256 import sha256  # type: ignore[import-not-found]  # CPython's private C module, no stubs
     except ImportError:  # Python 3.12 calls it _sha2; builds without it have hashlib's
         try:
-            from _sha2 import sha256
+            from _sha2 import sha256  # type: ignore[import-not-found]  # as _sha256, from Python 3.12
         except ImportError:
             from hashlib import sha256
     return sha256

@@ -69,14 +69,14 @@ def load_corpus(source: str, options: TrainOptions, progress: Callable[[str], No
 
 def _order(corpus: Corpus, shuffle: bool, seed: int) -> dict[int, list[int]]:
     """Message indices per class, in corpus order or shuffled with the seed."""
-    by_class = {label: [i for i, l in enumerate(corpus.labels) if l == label] for label in (HAM, SPAM)}
+    by_class = {label: [i for i, y in enumerate(corpus.labels) if y == label] for label in (HAM, SPAM)}
     if shuffle:  # the same seeding as bench/corpora.py, so the README's numbers reproduce
         for label in by_class:
             random.Random(seed).shuffle(by_class[label])
     return by_class
 
 
-def split_indices(corpus: Corpus, share: float, shuffle: bool = False, seed: int = 1):
+def split_indices(corpus: Corpus, share: float, shuffle: bool = False, seed: int = 1) -> tuple[list[int], list[int]]:
     """The first `share` of each class trains, the rest tests (per class, so
     both sides keep the class balance)."""
     train, test = [], []
@@ -90,7 +90,7 @@ def split_indices(corpus: Corpus, share: float, shuffle: bool = False, seed: int
 def fold_indices(corpus: Corpus, folds: int, shuffle: bool = False, seed: int = 1):
     """K (train, test) pairs; each class is cut into K contiguous blocks, so
     an ordered corpus is tested on stretches of time, not interleaved."""
-    blocks = [[] for _ in range(folds)]
+    blocks: list[list[int]] = [[] for _ in range(folds)]
     for indices in _order(corpus, shuffle, seed).values():
         for k in range(folds):
             blocks[k] += indices[k * len(indices) // folds:(k + 1) * len(indices) // folds]

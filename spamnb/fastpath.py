@@ -25,6 +25,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on this cold-start path
+if TYPE_CHECKING:
+    from typing import Any
+
 _FORMATS = ("text", "tsv", "json", "jsonl")
 
 
@@ -32,7 +36,7 @@ def parse_classify(args: list[str]) -> dict | None:
     """The classify options the fast path serves, or None to leave it to the CLI."""
     if not args or args[0] != "classify":
         return None
-    wanted = {"model": None, "server": None, "format": "text", "exit_code": False, "jobs": None,
+    wanted: dict[str, Any] = {"model": None, "server": None, "format": "text", "exit_code": False, "jobs": None,
               "timeout": None, "paths": []}
     rest = args[1:]
     index = 0
@@ -57,13 +61,13 @@ def parse_classify(args: list[str]) -> dict | None:
             if key == "jobs":
                 if not value.isdigit() or int(value) < 1:
                     return None
-                value = int(value)
+                value = int(value)  # type: ignore[assignment]  # the option's value, parsed
             if key == "timeout":
                 try:
-                    value = float(value)
+                    value = float(value)  # type: ignore[assignment]  # the option's value, parsed
                 except ValueError:
                     return None
-                if not 0 <= value < float("inf"):
+                if not 0 <= value < float("inf"):  # type: ignore[operator]  # a float by now
                     return None  # negative, infinite or not a number: the CLI says what is wrong
             wanted[key] = value
         elif arg == "--exit-code":
@@ -88,7 +92,7 @@ def parse_learn(args: list[str]) -> dict | None:
     when learn creates a model, which the CLI does)."""
     if not args or args[0] != "learn":
         return None
-    wanted = {"model": None, "spam": [], "ham": [], "paths": [], "forget": False, "relabel": False,
+    wanted: dict[str, Any] = {"model": None, "spam": [], "ham": [], "paths": [], "forget": False, "relabel": False,
               "force": False, "on_error": False, "quiet": False}
     rest = args[1:]
     index = 0
@@ -158,10 +162,10 @@ def classify(wanted: dict) -> int:
 
         scorer, jobs = RemoteScorer(wanted["server"]), 1
     else:
-        scorer = Scorer.open(wanted["model"] or str(default_model_path()))
+        scorer = Scorer.open(wanted["model"] or str(default_model_path()))  # type: ignore[assignment]  # either scorer serves classify_paths
         jobs = wanted["jobs"] or default_jobs()
     timeout = DEFAULT_TIMEOUT if wanted["timeout"] is None else wanted["timeout"]
-    outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["format"]), jobs=jobs,
+    outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["format"]), jobs=jobs,  # type: ignore[arg-type]
                              timeout=None if wanted["server"] is not None else timeout)
     sys.stdout.flush()
     for line in outcome.notes + outcome.problems + skipped_summary(outcome.skipped):
@@ -212,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
         full_main(args)
         return
     try:  # the C module: signal.py wraps it in enums, 0.9 ms of start-up
-        import _signal as signal
+        import _signal as signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
     except ImportError:
         import signal
 

@@ -144,7 +144,7 @@ class _Reducer:
         self.urls: list[str] = []
         self._hidden_depth = 0
         self._cdata: str | None = None
-        self._cdata_close = None
+        self._cdata_close: _Finder | None = None
         self._gt = _Finder(text, _GT)
         self._lt = _Finder(text, _LT)
         self._comment_close = _Finder(text, _COMMENT_CLOSE)
@@ -199,7 +199,7 @@ class _Reducer:
                 if j < 0:
                     j = n
             else:
-                match = self._cdata_close(i)
+                match = self._cdata_close(i)  # type: ignore[misc]  # set together with _cdata
                 if match is None:
                     return  # an unclosed script or style: the rest is its content
                 j = match.start()
@@ -287,13 +287,14 @@ class _Reducer:
         text = self.text
         if self.scan_left > 0:
             match = _LOCATE_STARTTAG_END.match(text, i)
-            self.scan_left -= match.end() - i
-            self.budget.scan -= match.end() - i
-            return match.end(), False
+            self.scan_left -= match.end() - i  # type: ignore[union-attr]  # the caller found a start tag here (as html.parser asserts)
+            self.budget.scan -= match.end() - i  # type: ignore[union-attr]
+            return match.end(), False  # type: ignore[union-attr]
         bound = self._gt.find(i + 1)
         bound = bound + 1 if bound >= 0 else (self._lt.find(i + 1) if self._lt.find(i + 1) >= 0 else len(text))
         match = _LOCATE_STARTTAG_END.match(text, i, bound)
-        return match.end(), match.end() == bound and bound < len(text)
+        # the type: ignore below: the caller found a start tag here (as html.parser asserts)
+        return match.end(), match.end() == bound and bound < len(text)  # type: ignore[union-attr]
 
     def check_for_whole_start_tag(self, i):
         text = self.text
@@ -320,8 +321,8 @@ class _Reducer:
         text = self.text
         attrs = []
         match = _TAGFIND.match(text, i + 1)
-        k = match.end()
-        tag = match.group(1).lower()
+        k = match.end()  # type: ignore[union-attr]  # check_for_whole_start_tag found a tag here (as html.parser asserts)
+        tag = match.group(1).lower()  # type: ignore[union-attr]
         while k < endpos:
             found = _ATTRFIND.match(text, k)
             if not found:
@@ -329,8 +330,8 @@ class _Reducer:
             name, rest, value = found.group(1, 2, 3)
             if not rest:
                 value = None
-            elif value[:1] == "'" == value[-1:] or value[:1] == '"' == value[-1:]:
-                value = value[1:-1]
+            elif value[:1] == "'" == value[-1:] or value[:1] == '"' == value[-1:]:  # type: ignore[index]  # with `=`, a value
+                value = value[1:-1]  # type: ignore[index]
             if value:
                 value = unescape(value)
             attrs.append((name.lower(), value))

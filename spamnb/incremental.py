@@ -31,6 +31,10 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 
+TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on learn's fast path
+if TYPE_CHECKING:
+    from typing import Any
+
 COMPACT_BYTES = 512 << 10
 """Journal size past which `learn` folds it into the base: a reader adds up at most this
 (about 12 ms of a cold classify at the limit)."""
@@ -102,6 +106,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
         state = JournalState()
         scorer._table = LiveTable(scorer.table, model_file, state, scorer.options, model_file.meta)
     table = scorer.table
+    assert isinstance(table, LiveTable)  # made just above when it was not one
     digests = _Digests(model_file, state)
     identity = model_file.identity  # the file read: a record is never appended to another
 
@@ -110,7 +115,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     new_tokens: dict[int, str] = {}
     learned: dict[int, int] = {}
     recent: list[list] = []
-    moved = {"messages": [0, 0], "totals": [0, 0], "vocabulary": 0}
+    moved: dict[str, Any] = {"messages": [0, 0], "totals": [0, 0], "vocabulary": 0}
 
     def count(tokens: list[str], label: int, sign: int) -> None:
         for token, times in Counter(tokens).items():
@@ -156,6 +161,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
             report.forgotten[name] += 1
             continue
         if action == "relabel":
+            assert previous is not None  # decide() relabels only what was learned
             count(tokens, previous, -1)
             report.relabelled += 1
         elif on_error and scorer.score_tokens(tokens).label == name:
@@ -174,6 +180,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
         header = dict(moved, day=_today(), learned=[[digest, label] for digest, label in learned.items()],
                       recent=recent)
         record = encode(header, {key: change for key, change in changes.items() if any(change)}, new_tokens)
+        assert identity is not None  # read_model records it
         append_record(path, record, identity)
         if model_file.journal_bytes + len(record) > COMPACT_BYTES or _first_fit_due(model_file, state, recent):
             compact(path)

@@ -24,7 +24,7 @@ def _import_jieba():
     # blocked for the duration of this import when nobody has loaded it yet.
     blocked = "pkg_resources" not in sys.modules
     if blocked:
-        sys.modules["pkg_resources"] = None  # makes `import pkg_resources` raise ImportError
+        sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # makes `import pkg_resources` raise ImportError
     try:
         import jieba
     finally:
@@ -92,7 +92,7 @@ def _plain(freq: dict[str, int], total: int):
 FULL_AFTER = 20_000
 
 
-class LazyTokenizer(jieba.Tokenizer):
+class LazyTokenizer(jieba.Tokenizer):  # type: ignore[name-defined]  # jieba is imported by a function
     """jieba's Tokenizer whose FREQ, a plain dict, gets the entries a run can
     look up (its characters, and the words under each adjacent pair) just
     before the run is cut.  Lookups stay dict lookups.
@@ -140,7 +140,7 @@ class LazyTokenizer(jieba.Tokenizer):
     def _switch(self, freq: dict[str, int]) -> None:
         self.FREQ = freq
         self.table.close()
-        self.table = None
+        self.table = None  # type: ignore[assignment]  # closed: FREQ holds the whole dictionary now
         self.chars = self.pairs = set()
 
 

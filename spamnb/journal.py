@@ -91,7 +91,7 @@ class Record:
         self.keys = keys
         self.changes = changes
         self._new_keys, self._lengths, self._text = new_keys, lengths, text
-        self._new_tokens = None
+        self._new_tokens: dict[int, str] | None = None
 
     @property
     def new_tokens(self) -> dict[int, str]:

@@ -68,7 +68,7 @@ def read_headers(data: bytes, start: int, end: int) -> tuple[list[tuple[str, byt
     while pos < end:
         if len(fields) >= MAX_FIELDS:
             blank = _BLANK_LINE.search(data, pos - 1, end)
-            pos = end if blank is None else _EOL.match(data, _EOL.match(data, blank.start()).end()).end()
+            pos = end if blank is None else _EOL.match(data, _EOL.match(data, blank.start()).end()).end()  # type: ignore[union-attr]  # at a line break _EOL always matches
             fields.append((CUT_FIELD, b""))
             envelope = None
             break
@@ -81,7 +81,7 @@ def read_headers(data: bytes, start: int, end: int) -> tuple[list[tuple[str, byt
         found = _OTHER_LINE.match(data, pos, end)
         if found is None:
             if data[pos] in b"\r\n":  # the blank separator line
-                pos = _EOL.match(data, pos, end).end()
+                pos = _EOL.match(data, pos, end).end()  # type: ignore[union-attr]  # at a line break _EOL always matches
                 break
             # A line that is no field.  The email package ends the block
             # here, but mime4j (by default) and, as far as we can tell,
@@ -102,7 +102,7 @@ def read_headers(data: bytes, start: int, end: int) -> tuple[list[tuple[str, byt
                 _NEXT_FIELD_OR_BLANK.search(data, pos, end)  # 60 is "<"
             if following is None or data[following.end() - 1] != 58:
                 break  # ":" is 58: the match ends at a field's colon, else the body starts here
-            pos = _EOL.match(data, following.start(), end).end()
+            pos = _EOL.match(data, following.start(), end).end()  # type: ignore[union-attr]  # at a line break _EOL always matches
             envelope = None
             continue
         envelope = (pos, found.end()) if pos > start and data.startswith(b"From ", pos) else None
@@ -240,7 +240,7 @@ def params(value: bytes | None) -> list[tuple[str, object]]:
     for item in _split_params(_text(value)):
         key, sep, val = item.partition("=")
         items.append((key.strip(), val.strip()) if sep else (item.strip(), ""))
-    out = [items[0]]
+    out: list[tuple[str, object]] = [items[0]]
     extended_params: dict[str, list] = {}
     for key, val in items[1:]:
         encoded = key.endswith("*")
@@ -279,7 +279,7 @@ def param(fields: list[tuple[str, bytes]], name: str, header: str = "content-typ
         if key.lower() == name:
             if isinstance(value, tuple):
                 return value[0], value[1], _unquote(value[2])
-            return _unquote(value)
+            return _unquote(value)  # type: ignore[arg-type]  # params' values are str or a triple
     return None
 
 
@@ -342,7 +342,7 @@ def transfer_encoding(fields: list[tuple[str, bytes]]) -> str:
     before the real one is ignored, as an unusable Content-Type is."""
     for key, value in fields:
         if key == "content-transfer-encoding":
-            token = _ENCODING_TOKEN.match(value).group(1).decode("latin-1").lower()
+            token = _ENCODING_TOKEN.match(value).group(1).decode("latin-1").lower()  # type: ignore[union-attr]  # matches empty
             if token in _ENCODINGS:
                 return token
     return ""
@@ -497,18 +497,18 @@ def _split(data: bytes, start: int, end: int, boundary: str, limit: int):
 
 def _blocks(data: bytes, start: int, end: int, limit: int) -> list[tuple[int, int]]:
     # message/delivery-status: header blocks separated by blank lines.
-    out = []
+    out: list[tuple[int, int]] = []
     position = start
     while len(out) < limit:
         if position < end and data[position] in b"\r\n":
             blank = position
         else:
             found = _BLANK_LINE.search(data, position, end)
-            blank = end if found is None else _EOL.match(data, found.start()).end()
+            blank = end if found is None else _EOL.match(data, found.start()).end()  # type: ignore[union-attr]  # at a line break _EOL always matches
         out.append((position, blank))
         if blank >= end:
             break
-        position = _EOL.match(data, blank, end).end()
+        position = _EOL.match(data, blank, end).end()  # type: ignore[union-attr]  # at a line break _EOL always matches
         if position >= end:
             break
     return out
@@ -628,7 +628,7 @@ class _AddressParser:
 
     def addresses(self, limit: int | None = None) -> list[tuple[str, str]]:
         self.limit = limit
-        result = []
+        result: list[tuple[str, str]] = []
         while self.pos < len(self.text) and (limit is None or len(result) < limit):
             found = self.address()
             result += found if found else [("", "")]

@@ -51,7 +51,7 @@ def _narrow(counts: np.ndarray) -> np.ndarray:
 
 def today() -> int:
     """Days since 1970-01-01 UTC: the unit of `last_seen`."""
-    return int(_dt.datetime.now(_dt.timezone.utc).timestamp() // 86400)
+    return int(_dt.datetime.now(_dt.UTC).timestamp() // 86400)
 
 
 def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[str],
@@ -133,7 +133,7 @@ def held_out_raw_scores(counts: TokenCounts, documents: list[list[str]], labels:
 def file_meta(meta: dict, options: TrainOptions, messages, bias: float, cutoffs: Cutoffs, vocabulary: int,
               totals) -> dict:
     """The model file's header (less its section table) for a model with these values."""
-    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     meta = {k: v for k, v in meta.items() if k != "sections"}
     meta.update({
         "format": "spamnb-model", "format_version": FORMAT_VERSION, "spamnb": __version__,
@@ -289,6 +289,12 @@ def blocked_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: 
 class Model(Scorer):
     """A trained naive Bayes spam model: the counts, and a Scorer built on them."""
 
+    # Set by load() for a model read from a file (declared for the type checker).
+    _file_size: int
+    _messages: np.ndarray
+    journal_torn: bool
+    journal_records: int
+
     def __init__(self, counts: TokenCounts, options: TrainOptions,
                  cutoffs: Cutoffs | None = None, meta: dict | None = None) -> None:
         super().__init__(options, cutoffs, meta)
@@ -424,7 +430,7 @@ class Model(Scorer):
             model.journal_records = state.records
             if state:
                 model._apply_journal(state)
-            model.table  # build the lookup now, not at the first message
+            model.table  # noqa: B018 -- the property builds the lookup now, not at the first message
         except (KeyError, TypeError, ValueError, IndexError, ArithmeticError) as error:
             raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
         return model
@@ -483,6 +489,7 @@ class Model(Scorer):
         the checksum and still index out of range).
         """
         check_tokenizer_version(self.meta)
+        assert self._sections is not None  # refreshed or loaded
         s = self._sections
         size = len(s["keys"])
         blocks = -(-size // int(self.meta["block_size"])) if int(self.meta["block_size"]) > 0 else -1
@@ -525,6 +532,7 @@ class Model(Scorer):
     def counts(self) -> TokenCounts:
         """The full counts (decodes every token; not needed for scoring)."""
         if self._counts is None:
+            assert self._sections is not None  # refreshed or loaded
             s = self._sections
             raw = s["token_bytes"].tobytes()
             ends = np.cumsum(s["token_lengths"], dtype=np.int64).tolist()
@@ -544,19 +552,22 @@ class Model(Scorer):
 
     @property
     def vocabulary_size(self) -> int:
+        assert self._sections is not None  # refreshed or loaded
         return len(self._sections["weights"])
 
     @property
     def weights(self) -> np.ndarray:
         """λ_w in key order (as stored: 32-bit floats)."""
+        assert self._sections is not None  # refreshed or loaded
         return self._sections["weights"]
 
     @property
     def table(self) -> WeightTable:
         if self._table is None:
-            self._table = WeightTable(*(self._sections[name] for name in SCORING_SECTIONS[:3]),
+            assert self._sections is not None  # refreshed or loaded
+            self._table = WeightTable(*(self._sections[name] for name in SCORING_SECTIONS[:3]),  # type: ignore[misc, arg-type]  # the star fills the arrays only
                                       block_size=int(self.meta["block_size"]))
-        return self._table
+        return self._table  # type: ignore[return-value]  # a LiveTable scores as a WeightTable does
 
     def calibrate(self, documents: list[list[str]], labels: list[int], copies: list[int] | None = None) -> dict:
         """Fit P(spam) = σ(a · raw + c) on held-out scores of training messages.
@@ -677,6 +688,7 @@ class Model(Scorer):
         in_messages = row["spam_messages"] + row["ham_messages"]
         if options.min_df > 1 and in_messages < options.min_df:
             return f"in {in_messages:,} messages, fewer than --min-df {options.min_df}: weighs 0"
+        assert self._sections is not None  # refreshed or loaded
         s = self._sections
         index = self.table.index(token)
         strength, _ = token_weights(s["occurrences"][:, [index]].astype(np.float64),
@@ -695,6 +707,7 @@ class Model(Scorer):
         return None
 
     def _row(self, index: int, token: str) -> dict:
+        assert self._sections is not None  # refreshed or loaded
         s = self._sections
         return {"token": token, "weight": float(s["weights"][index]),
                 "spam_count": int(s["occurrences"][SPAM, index]),
@@ -705,6 +718,7 @@ class Model(Scorer):
     # -- inspection ------------------------------------------------------------
 
     def summary(self) -> dict:
+        assert self._sections is not None  # refreshed or loaded
         tokenizer = self.options.tokenizer
         return {
             "messages": {"spam": int(self.messages[SPAM]), "ham": int(self.messages[HAM])},

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -108,7 +109,8 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
     directory = os.path.dirname(real)
     messages = tally.messages.copy()
     keyword_keys = keyword_keys_of(options)
-    with tempfile.TemporaryDirectory(prefix=f".{os.path.basename(real)}.build-", suffix=".tmp", dir=directory) as scratch:
+    with tempfile.TemporaryDirectory(prefix=f".{os.path.basename(real)}.build-", suffix=".tmp",
+                                     dir=directory) as scratch:
         # Pass 1.
         phases.phase("merging counts")
         counts_run = SpilledRun(os.path.join(scratch, "counts"), True)
@@ -131,11 +133,11 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
         # Pass 2.
         phases.phase("weighing tokens")
         weighing = messages.min() > 0  # else every λ and b are 0 (weights.log_odds_weights)
-        files = {name: os.path.join(scratch, name) for name in SECTION_ORDER}
+        files: dict[str, Any] = {name: os.path.join(scratch, name) for name in SECTION_ORDER}  # a path, or two
         for half in ("occurrences", "documents"):
             files[half] = [files[half] + ".ham", files[half] + ".spam"]
         handles = {}
-        for name, target in files.items():
+        for target in files.values():
             for one in (target if isinstance(target, list) else [target]):
                 handles[one] = open(one, "wb")
         absent_sum = 0.0
@@ -146,6 +148,7 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
                 chunk, text = counts_reader.read(BUILD_CHUNK), text_reader.read(BUILD_CHUNK)
                 if not np.array_equal(chunk.keys, text.keys):
                     raise ValueError("token text and counts disagree")
+                assert chunk.counts is not None and text.lengths is not None and text.text is not None  # runs' kinds
                 occurrences = chunk.counts[0:2].astype(np.int64)
                 documents = chunk.counts[2:4].astype(np.int64)
                 if weighing:
@@ -206,7 +209,7 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
                   "token_lengths": ("<u4", [vocabulary]), "token_bytes": ("|u1", [text_bytes]),
                   "occurrences": (occurrence_type, [2, vocabulary]), "documents": ("<u4", [2, vocabulary]),
                   "last_seen": ("<u4", [vocabulary])}
-        sections = [(name, *shapes[name], files[name] if isinstance(files[name], list) else [files[name]])
+        sections: list[tuple] = [(name, *shapes[name], files[name] if isinstance(files[name], list) else [files[name]])
                     for name in SECTION_ORDER]
         sections += [("digests", "<u8", [len(digests)], [digests[order].astype("<u8")]),
                      ("digest_classes", "|u1", [len(digests)], [classes[order]]),

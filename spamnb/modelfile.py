@@ -54,6 +54,12 @@ import struct
 import zlib
 from .errors import ModelError
 
+TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on the scoring path
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from .journal import JournalState
+
 MAGIC = b"SPAMNB\x1a\n"
 FORMAT_VERSION = 3
 READABLE_VERSIONS = (2, 3)
@@ -119,7 +125,7 @@ def write_model(path: str | os.PathLike, meta: dict, sections: dict,
     blobs: list[bytes] = []
     for name, array in arrays.items():
         data = stored_bytes[name]
-        entry = {"dtype": array.dtype.str, "shape": list(array.shape)}
+        entry: dict[str, object] = {"dtype": array.dtype.str, "shape": list(array.shape)}
         if name in compressed:
             entry["codec"] = "zlib"
         entry.update(offset=offset, length=len(data), crc=zlib.crc32(data))
@@ -181,13 +187,14 @@ def write_model_streamed(path: str | os.PathLike, meta: dict, sections: list, co
             if name in compressed:
                 deflate = zlib.compressobj(6)
 
+                # B023: pieces() is consumed in the iteration that defines it, so the loop variables are current
                 def pieces():
-                    for plane in range(itemsize):
-                        for piece in _read_parts(parts, itemsize):
-                            yield deflate.compress(piece[plane::itemsize] if itemsize > 1 else piece)
-                    yield deflate.flush()
+                    for plane in range(itemsize):  # noqa: B023
+                        for piece in _read_parts(parts, itemsize):  # noqa: B023
+                            yield deflate.compress(piece[plane::itemsize] if itemsize > 1 else piece)  # noqa: B023
+                    yield deflate.flush()  # noqa: B023
             else:
-                pieces = lambda: _read_parts(parts, itemsize)  # noqa: E731
+                pieces = lambda: _read_parts(parts, itemsize)  # noqa: E731, B023
             for piece in pieces():
                 body.write(piece)
                 crc, length = zlib.crc32(piece, crc), length + len(piece)
@@ -344,7 +351,7 @@ class locked:
 
     def __init__(self, path: str | os.PathLike, wait: float | None = None) -> None:
         self.path = path
-        self.handle = None
+        self.handle: TextIO | None = None
         self.wait = wait  # seconds to wait for another writer; None: as long as it takes
 
     def __enter__(self) -> None:
@@ -381,6 +388,7 @@ class locked:
                 time.sleep(0.05)
 
     def __exit__(self, *exception) -> None:
+        assert self.handle is not None  # __enter__ opened it
         try:
             fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
         finally:
@@ -399,7 +407,7 @@ class ModelFile:
         self._body_start = body_start
         self._body_crc = body_crc
         self._body_end = body_start + body_length
-        self._journal_state = None
+        self._journal_state: tuple[JournalState, bool] | None = None
         self.identity: tuple[int, int] | None = None
 
     @property
@@ -432,7 +440,7 @@ class ModelFile:
     def decoded(self, name: str) -> bytes | memoryview:
         """The section's array bytes, decompressed if it is stored compressed."""
         entry = self.meta["sections"][name]
-        data = self.stored(name)
+        data: bytes | memoryview = self.stored(name)
         if entry.get("codec") == "zlib":
             expected = _itemsize(entry["dtype"])
             for extent in entry["shape"]:

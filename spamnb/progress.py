@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False  # mypy reads this name as true; rich is imported only when a bar is shown
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
 
 class Phases:
     """The phases of a piece of work, shown nowhere (a pipe, -q, the library)."""
@@ -45,10 +49,10 @@ class TerminalPhases(Phases):
         self._bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                              TextColumn("{task.fields[steps]}"), TimeElapsedColumn(),
                              console=Console(stderr=True), transient=True, refresh_per_second=10)
-        self._task = None
-        self._total = None
+        self._task: TaskID | None = None
+        self._total: int | None = None
         self._done = 0
-        self._then = None
+        self._then: str | None = None
 
     def __enter__(self) -> "TerminalPhases":
         self._bar.start()
@@ -72,10 +76,10 @@ class TerminalPhases(Phases):
             # spinner, so the display does not stand still at 100 %.
             self.phase(self._then)
             return
-        update = {"advance": 1}
+        update: dict[str, object] = {"advance": 1}
         if self._total:
             update["steps"] = f"{self._done:,}/{self._total:,}"
-        self._bar.update(self._task, **update)
+        self._bar.update(self._task, **update)  # type: ignore[arg-type]  # rich's keywords, by name
 
 
 def phases(quiet: bool = False) -> Phases:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 
 class Record:
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
     _defaults: dict = {}
     _factories: dict = {}
     _frozen = False

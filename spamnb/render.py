@@ -150,8 +150,9 @@ def evaluation_text(result: dict) -> str:
         lines.append(f"  cutoffs: spam ≥ {result['cutoffs']['spam']:.6g}, ham ≤ {result['cutoffs']['ham']:.6g}")
     if "tuned_cutoffs" in result:
         tuned = result["tuned_cutoffs"]
-        lines.append(f"  tuned on these scores (ham loss ≤ {100 * tuned['max_fpr']:g} %): spam ≥ {tuned['spam']:.6g}, "
-                     f"ham ≤ {tuned['ham']:.6g}" + (f"; stored in {tuned['stored_in']}" if "stored_in" in tuned else ""))
+        lines.append(f"  tuned on these scores (ham loss ≤ {100 * tuned['max_fpr']:g} %): "
+                     f"spam ≥ {tuned['spam']:.6g}, ham ≤ {tuned['ham']:.6g}"
+                     + (f"; stored in {tuned['stored_in']}" if "stored_in" in tuned else ""))
     return "\n".join(lines)
 
 

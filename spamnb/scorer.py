@@ -28,7 +28,8 @@ def options_to_meta(options: TrainOptions) -> dict:
             "tokenizer": options.tokenizer.to_dict(), "robinson": options.robinson,
             "normalize": options.normalize, "top_k": options.top_k, "chunk": options.chunk,
             "min_df": options.min_df, "max_features": options.max_features,
-            "min_strength": options.min_strength, "retrain_margin": options.retrain_margin, "keywords": sorted(options.keywords)}
+            "min_strength": options.min_strength, "retrain_margin": options.retrain_margin,
+            "keywords": sorted(options.keywords)}
 
 
 # Bounds on what a model's header may say.  A file is written by someone
@@ -255,7 +256,7 @@ class Scorer:
         self.cutoffs = cutoffs or Cutoffs()
         self.meta = dict(meta or {})
         self.bias: float = float(self.meta.get("bias", 0.0))
-        self._table: WeightTable | None = None
+        self._table: WeightTable | LiveTable | None = None
 
     @classmethod
     def open(cls, path: str | os.PathLike, model_file=None) -> "Scorer":
@@ -268,7 +269,7 @@ class Scorer:
             check_tokenizer_version(meta)
             for name in ("block_first", "block_crcs"):  # small: checked whole
                 model_file.check_section(name)
-            scorer._table = WeightTable(*(model_file.stored(name) for name in SCORING_SECTIONS),
+            scorer._table = WeightTable(*(model_file.stored(name) for name in SCORING_SECTIONS),  # type: ignore[misc]  # the star fills the arrays only
                                         block_size=meta["block_size"], where=f"model {path}")
             if model_file.journal_bytes:
                 state, _torn = model_file.journal()
@@ -287,7 +288,7 @@ class Scorer:
     @property
     def table(self) -> WeightTable:
         assert self._table is not None
-        return self._table
+        return self._table  # type: ignore[return-value]  # a LiveTable scores as a WeightTable does
 
     @property
     def rule(self) -> ScoringRule:

@@ -210,6 +210,7 @@ class WeightTable:
         (a file made by hand or by another tool can pass the checksum and
         still hide a token from the search, or score NaN)."""
         start, end = block * self._block, min((block + 1) * self._block, len(self._keys))
+        assert self._crcs is not None  # only checked blocks come here
         if block_crc(self._raw_keys, self._raw_weights, start, end) != self._crcs[block]:
             from .errors import ModelError
 
@@ -271,7 +272,7 @@ def _as_native(buffer, code: str):
     """A memoryview of little-endian numbers in native order (the file is little-endian)."""
     view = memoryview(buffer).cast("B")
     if sys.byteorder == "little":
-        return view.cast(code)
+        return view.cast(code)  # type: ignore[call-overload]  # the struct code is known only at run time
     import array
 
     swapped = array.array(code, bytes(view))

@@ -98,7 +98,7 @@ def read_stdin(max_bytes: int | None = MAX_MESSAGE_BYTES) -> bytes:
         # Drain what is past the cap so the writer of a pipe does not get SIGPIPE.
         drained = 0
         while max_bytes is not None and drained < DRAIN_LIMIT:
-            block = stream.buffer.read1(1 << 16)
+            block = stream.buffer.read1(1 << 16)  # type: ignore[union-attr]  # stdin's buffer is a BufferedReader
             if not block:
                 break
             drained += len(block)

@@ -85,7 +85,7 @@ def parse_head(head: bytes, max_body: int) -> tuple[str, dict[str, str], int]:
     return method, headers, length
 
 
-def response(code: int, headers: list[tuple[str, str]] = (), body: bytes | None = None,
+def response(code: int, headers: list[tuple[str, str]] | tuple[()] = (), body: bytes | None = None,
              message: str | None = None) -> bytes:
     """A whole spamd response."""
     lines = [f"SPAMD/1.5 {code} {message or _NAMES.get(code, 'EX_SOFTWARE')}"]

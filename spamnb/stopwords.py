@@ -26,7 +26,7 @@ def builtin() -> frozenset[str]:
     # Beside this module, not through importlib.resources: that imports zipfile,
     # tempfile and pathlib, 12 ms of a fresh `learn` that creates a model.
     data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-    words = frozenset()
+    words: frozenset[str] = frozenset()
     for name in ("stopwords_en.txt", "stopwords_zh.txt"):
         with open(os.path.join(data, name), encoding="utf-8") as handle:
             words |= _parse(handle.read())

@@ -178,7 +178,7 @@ class Tally:
         text_keys = np.concatenate([t.keys for t in texts]) if texts else np.zeros(0, dtype=np.uint64)
         if not np.array_equal(keys, text_keys):
             raise ValueError("token text and counts disagree")
-        raw = b"".join(t.text.tobytes() for t in texts)
+        raw = b"".join(t.text.tobytes() for t in texts)  # type: ignore[union-attr]  # text runs
         ends = np.cumsum(np.concatenate([t.lengths for t in texts]) if texts else [], dtype=np.int64).tolist()
         tokens = [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip([0, *ends], ends)]
         result = TokenCounts.from_arrays(tokens, counts[0:2], counts[2:4], self.messages,
@@ -292,10 +292,10 @@ def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options
     counts = TokenCounts()
     for start in range(0, len(documents), BATCH_MESSAGES):
         counts.add(documents[start:start + BATCH_MESSAGES], labels[start:start + BATCH_MESSAGES])
-    sample = Reservoir(CALIBRATION_SAMPLE)
+    reservoir = Reservoir(CALIBRATION_SAMPLE)
     for index in range(len(documents)):
-        sample.offer(index)
-    sample = [(documents[i], labels[i]) for i in sorted(sample.items)]  # in reading order
+        reservoir.offer(index)
+    sample = [(documents[i], labels[i]) for i in sorted(reservoir.items)]  # in reading order
     copies = count_near_errors_again(counts, sample, options)
     model = Model.from_counts(counts, options)
     if calibrated:
@@ -363,10 +363,12 @@ def count_near_errors_again_by_key(counts: TokenCounts, sample: list[tuple[np.nd
     model = Model.from_counts(counts, options)  # its feature selection, as scoring would see it
     wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
     at = np.searchsorted(counts.keys, wanted)
+    assert model._selected is not None  # from_counts selects
     columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
     copies, extra = near_errors_by_key(columns, sample, counts.occurrences.sum(axis=1), len(counts),
                                        counts.messages, options)
     if extra is not None:
+        assert extra.counts is not None  # a counts run
         counts.occurrences[:, np.searchsorted(counts.keys, extra.keys)] += extra.counts[0:2]
     return copies
 
@@ -549,6 +551,7 @@ def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forge
             report.forgotten[name] += 1
             continue
         if action == "relabel":
+            assert previous is not None  # decide() relabels only what was learned
             counts.add([tokens], [previous], sign=-1)
             report.relabelled += 1
         elif on_error and model.score_tokens(tokens).label == name:

@@ -98,8 +98,8 @@ def import_(stream: IO[str]) -> Model:
     if settings is None:
         raise InputError("the export has no '# settings' line")
     if len(set(tokens)) != len(tokens):
-        seen: set[str] = set()
-        repeated = next(token for token in tokens if token in seen or seen.add(token))
+        met: set[str] = set()
+        repeated = next(token for token in tokens if token in met or met.add(token))  # type: ignore[func-returns-value]  # None: add and go on
         raise InputError(f"the export lists token {repeated!r} more than once; "
                          "each token must be on one line")
     if settings.get("tokenizer_version") != TOKENIZER_VERSION:
