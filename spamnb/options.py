@@ -110,8 +110,8 @@ class TrainOptions(Record):
     #   2     0.002 / 0.020 / 0.022 / 12.47 / 8.26   worst 1.21 (sa->trec)
     #   1.5   0.001 / 0.024 / 0.027 / 10.56 / 7.46   worst 1.02 (sa->trec)
     #   1.375 0.002 / 0.026 / 0.031 / 10.63 / 7.34   worst 1.03 (sa->trec)
-    #   1.25  0.002 / 0.027 / 0.035 /  9.62 / 7.10   worst 0.97 (ccert_zh)
-    #   1     0.003 / 0.030 / 0.040 /  8.55 / 6.97   worst 1.08 (ccert_zh)
+    #   1.25  0.002 / 0.027 / 0.035 /  9.62 / 7.10   worst 0.98 (ccert_zh)
+    #   1     0.003 / 0.030 / 0.040 /  8.55 / 6.97   worst 1.07 (ccert_zh)
     # so 1.25: the only setting below the best peer on every protocol.
     min_strength: float
     # Count the near errors of training once more (0: off).  After every
