@@ -287,9 +287,6 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
         click.echo(f"trained on {m['spam']:,} spam + {m['ham']:,} ham messages "
                    f"({len(report.skipped):,} skipped), vocabulary {report.vocabulary:,} tokens, "
                    f"{report.seconds:.1f} s")
-        if report.counted_again:
-            click.echo(f"near errors counted twice (--retrain-margin {options.retrain_margin:g}): "
-                       f"{report.counted_again:,}")
         click.echo(f"model written to {path}")
 
 

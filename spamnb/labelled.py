@@ -31,8 +31,6 @@ class TrainReport:
     """Messages skipped because the same message was already counted with the same label."""
     vocabulary: int = 0
     seconds: float = 0.0
-    counted_again: int = 0
-    """Near errors counted a second time (TrainOptions.retrain_margin)."""
 
 
 @dataclass

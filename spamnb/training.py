@@ -250,7 +250,6 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
         raise InputError(f"no {' and no '.join(empty)} messages could be read; "
                          "naive Bayes needs examples of both classes")
     copies = count_near_errors_again(counts, sample, options)
-    report.counted_again = copies.count(2)
     model = Model.from_counts(counts, options, cutoffs)
     calibrate(model, sample, tune=cutoffs is None, copies=copies)
     report.vocabulary = model.vocabulary_size

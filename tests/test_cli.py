@@ -1,7 +1,6 @@
 """The command line, run as a real subprocess on sample_data."""
 
 import json
-import re
 import os
 
 
@@ -23,11 +22,6 @@ def test_train_summary_and_model_location(tmp_path):
     n_ham = len(list((MAIL / "ham").iterdir()))
     assert f"trained on {n_spam:,} spam + {n_ham:,} ham messages (0 skipped)" in out
     assert f"model written to {model}" in out
-    # The default --retrain-margin counts the near errors twice; the model's
-    # message counts are then training events, and the summary says how many.
-    again = re.search(r"near errors counted twice \(--retrain-margin 3\): (\d+)", out)
-    summary = json.loads(run_spamnb("inspect", "--model", model, "--format", "json").stdout)["summary"]
-    assert summary["messages"]["spam"] + summary["messages"]["ham"] == n_spam + n_ham + (int(again[1]) if again else 0)
     assert model.stat().st_size > 0
     assert "\x1b[" not in result.stderr.decode()  # no progress bar when not a terminal
 
@@ -46,12 +40,11 @@ def test_train_from_mbox_and_maildir_sources(tmp_path):
     model = tmp_path / "m.spamnb"
     result = run_spamnb("train", "--spam", SAMPLE / "mbox" / "spam.mbox", "--spam", SAMPLE / "maildir" / "spam",
                         "--ham", SAMPLE / "mbox" / "ham.mbox", "--ham", SAMPLE / "maildir" / "ham",
-                        "--model", model, "--event-model", "bernoulli", "--alpha", "0.5", "--min-strength", "1.5",
-                        "--retrain-margin", "0")  # every message counted once: the counts below are messages
+                        "--model", model, "--event-model", "bernoulli", "--alpha", "0.5", "--min-strength", "1.5")
     assert result.returncode == 0, result.stderr
     summary = json.loads(run_spamnb("inspect", "--model", model, "--format", "json").stdout)["summary"]
-    assert summary["min_strength"] == 1.5 and summary["retrain_margin"] == 0
-    assert "min strength: 1.5   retrain margin: 0" in run_spamnb("inspect", "--model", model).stdout.decode()
+    assert summary["min_strength"] == 1.5
+    assert "min strength: 1.5" in run_spamnb("inspect", "--model", model).stdout.decode()
     spam_expected = _count(SAMPLE / "mbox" / "spam.mbox") + _files(SAMPLE / "maildir" / "spam")
     ham_expected = _count(SAMPLE / "mbox" / "ham.mbox") + _files(SAMPLE / "maildir" / "ham")
     assert summary["messages"] == {"spam": spam_expected, "ham": ham_expected}
@@ -130,9 +123,7 @@ def test_inspect_formats_and_word_lookup(sample_model):
     data = json.loads(run_spamnb("inspect", "--model", sample_model, "--top", "5", "--format", "json").stdout)
     assert len(data["spam"]) == 5 and len(data["ham"]) == 5
     assert data["spam"][0]["weight"] >= data["spam"][-1]["weight"] > 0 > data["ham"][-1]["weight"] >= data["ham"][0]["weight"]
-    # Training events: every message once, the near errors (--retrain-margin) twice.
-    assert len(list((MAIL / "spam").iterdir())) <= data["summary"]["messages"]["spam"] <= 2 * len(
-        list((MAIL / "spam").iterdir()))
+    assert data["summary"]["messages"]["spam"] == len(list((MAIL / "spam").iterdir()))
     looked = json.loads(run_spamnb("inspect", "--model", sample_model, "--word", "发票",
                                    "--word", "NoSuchTokenAtAll", "--format", "json").stdout)["words"]
     assert looked[0]["token"] == "发票" and looked[0]["spam_count"] > 0
