@@ -205,7 +205,7 @@ HOSTILE_VALUES = {"inf": float("inf"), "-inf": float("-inf"), "nan": float("nan"
                   "-1e300": -1e300, "a string": "x", "null": None, "true": True, "a list": [], "a table": {},
                   "nested": [[[[1]]]]}
 FIELDS = [("bias",), ("calibration", "scale"), ("calibration", "offset"), ("cutoffs", "spam"), ("cutoffs", "ham"),
-          ("alpha",), ("robinson",), ("min_strength",), ("top_k",), ("chunk",), ("min_df",), ("max_features",),
+          ("alpha",), ("robinson",), ("min_strength",), ("retrain_margin",), ("top_k",), ("chunk",), ("min_df",), ("max_features",),
           ("block_size",), ("normalize",), ("event_model",), ("tokenizer",), ("tokenizer", "headers"),
           ("tokenizer", "stopwords"), ("tokenizer", "bigrams"), ("tokenizer", "fold_variants"), ("messages",),
           ("tokenizer_version",), ("sections",), ("sections", "keys"), ("sections", "keys", "shape"),
@@ -224,7 +224,7 @@ def with_value(meta, field, value):
 
 
 def test_hostile_header_values_are_refused_or_harmless_never_a_crash(tmp_path, sample_model):
-    # In-process over the whole matrix (31 fields x 11 values, and -1 where
+    # In-process over the whole matrix (32 fields x 11 values, and -1 where
     # a field cannot be negative): Scorer.open
     # and scoring (classify, filter), Model.load (learn, inspect) raise
     # ModelError or give exactly the honest score; nothing else escapes.
@@ -237,7 +237,7 @@ def test_hostile_header_values_are_refused_or_harmless_never_a_crash(tmp_path, s
     path = tmp_path / "hostile.spamnb"
     outcomes = {"refused": 0, "harmless": 0}
     never_negative = [field for field in FIELDS if field[-1] in (
-        "alpha", "robinson", "min_strength", "top_k", "chunk", "min_df", "max_features", "block_size", "spam",
+        "alpha", "robinson", "min_strength", "retrain_margin", "top_k", "chunk", "min_df", "max_features", "block_size", "spam",
         "ham", "offset", "length", "shape", "messages")]
     cases = [(field, name, value) for field in FIELDS for name, value in HOSTILE_VALUES.items()
              if not (name == "a list" and field[-1] in ("headers", "stopwords"))]  # [] is "none" there
