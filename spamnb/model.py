@@ -292,8 +292,6 @@ class Model(Scorer):
     # Set by load() for a model read from a file (declared for the type checker).
     _file_size: int
     _messages: np.ndarray
-    journal_torn: bool
-    journal_records: int
 
     def __init__(self, counts: TokenCounts, options: TrainOptions,
                  cutoffs: Cutoffs | None = None, meta: dict | None = None) -> None:
@@ -425,9 +423,7 @@ class Model(Scorer):
             model._check_structure()
             model.recent_raw = model._sections.get("recent_raw", np.zeros(0)).astype(np.float64)
             model.recent_labels = model._sections.get("recent_labels", np.zeros(0, dtype=np.uint8))
-            state, torn = model_file.journal()
-            model.journal_torn = torn
-            model.journal_records = state.records
+            state, _torn = model_file.journal()
             if state:
                 model._apply_journal(state)
             model.table  # noqa: B018 -- the property builds the lookup now, not at the first message

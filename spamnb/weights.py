@@ -48,8 +48,6 @@ class Weights:
     """λ_w for every token of the vocabulary, float64."""
     bias: float
     """b: the log-odds of a message with no known token."""
-    presence: bool
-    """True when a token counts once however often it occurs (Bernoulli, mixed)."""
 
 
 def class_log_prior(messages: np.ndarray) -> np.ndarray:
@@ -133,7 +131,7 @@ def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float, robins
     """
     occurrences = counts.occurrences
     if counts.messages.min() <= 0:
-        return Weights(weights=np.zeros(len(counts)), bias=0.0, presence=presence_scoring(event_model))
+        return Weights(weights=np.zeros(len(counts)), bias=0.0)
     weights, absent = token_weights(occurrences, counts.documents, counts.messages,
                                     occurrences.sum(axis=1), len(counts), event_model, alpha, robinson,
                                     min_strength)
@@ -141,7 +139,7 @@ def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float, robins
     bias = float(log_prior[SPAM] - log_prior[HAM])
     if absent is not None:
         bias += float(absent.sum())
-    return Weights(weights=weights, bias=bias, presence=presence_scoring(event_model))
+    return Weights(weights=weights, bias=bias)
 
 
 def information_gain(documents: np.ndarray, messages: np.ndarray) -> np.ndarray:
