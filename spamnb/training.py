@@ -303,6 +303,12 @@ def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options
     return model
 
 
+def retraining_applies(options: TrainOptions, sample: list, messages) -> bool:
+    """Whether the retraining pass has anything to do: a margin, a sample, and
+    messages of both classes to weigh them by."""
+    return options.retrain_margin > 0 and bool(sample) and int(np.asarray(messages).min()) > 0
+
+
 def count_near_errors_again(counts: TokenCounts, sample: list[tuple[list[str], int]],
                             options: TrainOptions) -> list[int]:
     """Count once more the sample's messages that the model of `counts` scores
@@ -311,9 +317,9 @@ def count_near_errors_again(counts: TokenCounts, sample: list[tuple[list[str], i
     message is now counted (1 or 2), which calibration takes out with its
     block.  The sample is every training message up to CALIBRATION_SAMPLE
     of them, else a uniform sample."""
-    margin = options.retrain_margin
-    if margin <= 0 or not sample or counts.messages.min() <= 0:
+    if not retraining_applies(options, sample, counts.messages):
         return [1] * len(sample)
+    margin = options.retrain_margin
     model = Model.from_counts(counts, options)
     copies = [2 if (1 if label == SPAM else -1) * model.raw_score(tokens) <= margin else 1
               for tokens, label in sample]
@@ -338,9 +344,9 @@ def near_errors_by_key(columns: KeyColumns, sample: list[tuple[np.ndarray, int]]
     totals, V and message counts: how many times each sample message is to
     be counted (1 or 2), and the occurrences of those counted again as one
     keyed run (document and message counts stay: see TrainOptions.retrain_margin)."""
-    margin = options.retrain_margin
-    if margin <= 0 or not sample or np.asarray(messages).min() <= 0:
+    if not retraining_applies(options, sample, messages):
         return [1] * len(sample), None
+    margin = options.retrain_margin
     raw = raw_scores_by_key(columns, [keys for keys, _ in sample], totals, vocabulary, messages, options)
     copies = [2 if (1 if label == SPAM else -1) * score <= margin else 1
               for score, (_, label) in zip(raw.tolist(), sample)]
@@ -358,7 +364,7 @@ def count_near_errors_again_by_key(counts: TokenCounts, sample: list[tuple[np.nd
                                    options: TrainOptions) -> list[int]:
     """count_near_errors_again, for the whole vocabulary in memory and a sample
     given as token keys: the near errors' counts are added to `counts`."""
-    if options.retrain_margin <= 0 or not sample or counts.messages.min() <= 0:
+    if not retraining_applies(options, sample, counts.messages):
         return [1] * len(sample)
     model = Model.from_counts(counts, options)  # its feature selection, as scoring would see it
     wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
@@ -378,7 +384,7 @@ def count_near_errors_again_in_store(tally: "Tally", sample: list[tuple[np.ndarr
     """count_near_errors_again, for counts held in a CountStore (bounded
     memory): one merge pass gathers the sample's columns, and the near
     errors' counts go into the store as one more run."""
-    if options.retrain_margin <= 0 or not sample or tally.messages.min() <= 0:
+    if not retraining_applies(options, sample, tally.messages):
         return [1] * len(sample)
     gathered = modelbuild.SampleColumns(sample)
     for chunk in tally.store.merged_counts():
