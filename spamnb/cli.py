@@ -648,10 +648,15 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
 @click.option("--lock-wait", type=click.FloatRange(0), default=None, metavar="SECONDS",
               help="Give up (exit 75) when another writer holds the model longer.  [default: wait]")
 @click.option("--quiet", "-q", is_flag=True, help="No summary.")
+@click.option("--server", "server_path", type=click.Path(dir_okay=False), default=None, metavar="SOCKET",
+              help="Have the `spamnb serve` at SOCKET learn them into its model (as learn --model would, "
+                   "created if missing), so its next verdict counts them.  Not with --model, --since-stamp "
+                   "or training options.")
 @model_option
 @training_options
 @click.pass_context
-def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, stamp, lock_wait, model_path, quiet,
+def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, stamp, lock_wait, server_path,
+          model_path, quiet,
           event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin,
           fold_variants, bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
     """Teach a model: add, forget or relabel messages.
@@ -669,6 +674,13 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
     `learn` runs at once wait for each other (a lock beside the model);
     `classify` is never blocked and never sees a half-written model.
 
+    With --server SOCKET the messages are read here and sent to a running
+    `spamnb serve`, which learns them into its own model file, exactly as
+    `learn --model` into that file would, and scores the next message with
+    them: a mail flow's "this is spam" button or TREC-style online learning
+    without loading the model per message (about what a `classify --server`
+    costs).
+
     \b
     Examples:
       spamnb learn --spam ~/Mail/caught-late/       # spam that got through
@@ -676,6 +688,7 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
       spamnb learn --relabel --ham ~/Mail/false-positives/
       spamnb learn --forget --spam wrongly-taught.eml
       spamnb learn --on-error --spam Junk.mbox --ham Inbox.mbox
+      spamnb learn --server "$XDG_RUNTIME_DIR/spamnb/serve.sock" --spam - < missed.eml
     """
     from .incremental import learn_file
     from .render import learn_summary, skipped_summary
@@ -685,6 +698,11 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
         raise OptionError("give messages with --spam PATH and/or --ham PATH")
     if forget and (relabel or on_error):
         raise OptionError("--forget does not go with --relabel or --on-error")
+    if server_path is not None:
+        _learn_remote(ctx, server_path, model_path, spam_paths, ham_paths, stamp, quiet,
+                      tuple(flag for flag, given in (("forget", forget), ("relabel", relabel), ("force", force),
+                                                     ("on-error", on_error)) if given))
+        return
     path = _model_path(model_path)
     given = _training_options_given(ctx)
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
@@ -700,6 +718,23 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
         click.echo(f"spamnb: {line}", err=True)
     if not quiet:
         for line in learn_summary(report, forget, path, created):
+            click.echo(line)
+
+
+def _learn_remote(ctx, server_path, model_path, spam_paths, ham_paths, stamp, quiet, flags) -> None:
+    """learn --server: the server learns into the model it serves."""
+    from .render import learn_summary, skipped_summary
+    from .server import learn_remote
+
+    if model_path is not None:
+        raise OptionError("--model does not go with --server: the server learns into the model it serves")
+    if stamp is not None or _training_options_given(ctx):
+        raise OptionError("--since-stamp and training options do not go with --server; learn with --model")
+    report, model, created, skipped = learn_remote(server_path, spam_paths, ham_paths, flags)
+    for line in skipped_summary(skipped):
+        click.echo(f"spamnb: {line}", err=True)
+    if not quiet:
+        for line in learn_summary(report, "forget" in flags, model, created):
             click.echo(line)
 
 

@@ -32,8 +32,18 @@ A client is never held up by another one:
 - SIGTERM ends the daemon within a second: replies to messages already in
   hand get half a second, then every worker is killed.
 
-Reload: before each message the model file is stat'ed; a new inode, mtime or
-size loads it again (SIGHUP at once).  Only a regular file is opened, and
+Learning (`spamnb learn --server`, spamnb.server's protocol): a worker
+learns the message into the model file with incremental.learn_file, as
+`spamnb learn --model M` does, under the model's lock.  No deadline kills a
+learning worker (a learn may wait for the lock or fold the journal into a
+new base), only LEARN_SECONDS.
+
+Reload: before each message the model file is stat'ed, by the main process
+and by each worker; a new inode, mtime or size loads it again (SIGHUP at
+once).  A file that only grew, its base unchanged (a learn appended to its
+journal: ours, or a local `spamnb learn`), is caught up by reading the new
+journal records alone, so the next message is scored with the learned one
+in it for well under a millisecond, and no worker is replaced.  Only a regular file is opened, and
 without blocking (a FIFO put at the model path is logged and ignored); a model
 that fails to load is logged once and the old one keeps serving.  Workers on
 the old model finish the message in hand and are replaced.
@@ -49,7 +59,11 @@ import struct
 import time
 
 from .errors import OptionError
-from .server import HEADER, MAX_CONNECTIONS, log, _error, _reason, _reply, _SEND_FLAGS
+from .server import HEADER, LEARN_BIT, MAX_CONNECTIONS, MAX_LEARN_LINE, log, _error, _reason, _reply, _SEND_FLAGS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .scorer import Scorer
 
 IDLE_SECONDS = 60.0          # a connection with nothing in progress this long is closed
 READ_SECONDS = 30.0          # a request must arrive whole this soon after its first byte
@@ -58,6 +72,7 @@ SPARE_IDLE_SECONDS = 30.0    # an extra worker with no work this long leaves
 BUFFER_BUDGET = 32 << 20     # request bytes held in all, before big senders are paused
 CONNECTION_FLOOR = 128 << 10  # what a connection may always hold: an ordinary message
 OUTBOX_LIMIT = 1 << 16       # replies a client has not read; past this, its requests wait
+LEARN_SECONDS = 600.0       # a learning worker silent this long is killed (a learn is safe to kill)
 STOP_GRACE = 0.5             # on SIGTERM, how long messages in hand may take
 TICK = 0.25                  # how often limits are checked while anything is open
 
@@ -122,7 +137,9 @@ def serve(model_path: str, socket_path: str, *, timeout: float | None = None, wo
         try:
             daemon.install_signals()
             where = socket_path + (f" and spamd on {spamd}" if spamd else "")
-            log(f"serving {model_path} on {where} (pid {os.getpid()}, {workers} workers); "
+            empty = " (not there yet: an empty model until a learn creates it)" \
+                if holder.signature[0] == "missing" else ""
+            log(f"serving {model_path}{empty} on {where} (pid {os.getpid()}, {workers} workers); "
                 "SIGHUP reloads, SIGTERM stops")
             daemon.run()
         finally:
@@ -301,7 +318,7 @@ class _Connection:
 
 class _Worker:
     __slots__ = ("pid", "sock", "outbox", "inbox", "connection", "handed", "generation", "idle_since",
-                 "events", "killed")
+                 "events", "killed", "learning")
 
     def __init__(self, pid: int, sock, generation: int, now: float) -> None:
         self.pid = pid
@@ -314,6 +331,7 @@ class _Worker:
         self.idle_since = now
         self.events = 0
         self.killed = False
+        self.learning = False         # the message in hand is to be learned, not scored
 
 
 class Daemon:
@@ -546,7 +564,8 @@ class Daemon:
         if len(inbox) < HEADER.size:
             return
         (size,) = HEADER.unpack_from(inbox)
-        if size > self.max_bytes:
+        size &= ~LEARN_BIT
+        if size > self.max_bytes + MAX_LEARN_LINE:
             self._queue_reply(connection, _error(f"a request of {size:,} bytes is over the limit of "
                                                  f"{self.max_bytes:,} (is this a spamnb client?)"))
             connection.closing = True
@@ -605,7 +624,7 @@ class Daemon:
         if len(inbox) < HEADER.size:
             return False
         (size,) = HEADER.unpack_from(inbox)
-        return len(inbox) >= HEADER.size + size
+        return len(inbox) >= HEADER.size + (size & ~LEARN_BIT)
 
     def _request_bytes(self, connection: _Connection) -> bytes:
         """Take the queued request out of the inbox, framed for a worker."""
@@ -621,7 +640,9 @@ class Daemon:
             taken = head_size + length
         else:
             (size,) = HEADER.unpack_from(inbox)
-            payload = b"N" + bytes(inbox[HEADER.size:HEADER.size + size])
+            kind = b"L" if size & LEARN_BIT else b"N"
+            size &= ~LEARN_BIT
+            payload = kind + bytes(inbox[HEADER.size:HEADER.size + size])
             taken = HEADER.size + size
         del inbox[:taken]
         self.buffered -= taken
@@ -714,10 +735,13 @@ class Daemon:
                     return
             self.queue.popleft()
             # The bytes move from the connection's inbox to the worker's outbox: still held.
-            worker.outbox += self._request_bytes(connection)
+            request = self._request_bytes(connection)
+            worker.outbox += request
             connection.request_started = self._clock() if connection.inbox else None
             worker.connection = connection
-            worker.handed = self._clock()
+            worker.learning = request[HEADER.size:HEADER.size + 1] == b"L"
+            # A learn is watched against LEARN_SECONDS, not the scoring deadline.
+            worker.handed = self._clock() + (LEARN_SECONDS - (self.timeout or 0) if worker.learning else 0)
             self._pump(worker)
             self._update_worker(worker)
 
@@ -735,7 +759,7 @@ class Daemon:
             try:
                 parent_end.close()
                 self._close_in_worker()
-                _worker_main(child_end, self.holder.model, self.timeout, self.max_bytes, self.learn_path)
+                _worker_main(child_end, self.holder, self.timeout, self.max_bytes, self.learn_path)
                 status = 0
             except BaseException:  # noqa: BLE001 -- a worker ends quietly; the daemon logs and replaces it
                 pass
@@ -840,8 +864,9 @@ class Daemon:
         if connection is not None:
             if not worker.killed:
                 log(f"the worker (pid {worker.pid}) scoring a message died; answered with an error")
-            self._answer(connection, _failure_reply(connection.protocol, worker.killed, self.timeout,
-                                                    self.holder.model.cutoffs))
+            reply = _error("the worker learning the message died; it was not learned") if worker.learning \
+                else _failure_reply(connection.protocol, worker.killed, self.timeout, self.holder.model.cutoffs)
+            self._answer(connection, reply)
         if len(self.workers) < self.base_workers and not self.stopping:
             self._spawn()
 
@@ -951,8 +976,10 @@ class Daemon:
             pass
 
 
-def _worker_main(sock, model, timeout: float | None, max_bytes: int, learn_path: str | None) -> None:
-    """A worker's life: read a request, score it under the deadline, write the reply; until end of file."""
+def _worker_main(sock, holder: ModelHolder, timeout: float | None, max_bytes: int, learn_path: str | None) -> None:
+    """A worker's life: read a request, score (under the deadline) or learn it,
+    write the reply; until end of file.  The model is caught up with its file
+    before each request (ModelHolder.refresh)."""
     _die_with_parent()
     sock.setblocking(True)
     stream = sock.makefile("rb")
@@ -964,8 +991,12 @@ def _worker_main(sock, model, timeout: float | None, max_bytes: int, learn_path:
         payload = stream.read(size)
         if len(payload) < size:
             return
+        holder.refresh(quiet=True)
+        model = holder.model
         if payload[:1] == b"D":
             reply = _spamd_reply(payload, model, timeout, max_bytes, learn_path)
+        elif payload[:1] == b"L":
+            reply = _learn_reply(payload[1:], holder.path, timeout)
         else:
             reply = _native_reply(payload[1:], model, timeout)
         sock.sendall(HEADER.pack(len(reply)) + reply)
@@ -982,6 +1013,34 @@ def _native_reply(raw: bytes, model, timeout: float | None) -> bytes:
     except Exception as error:  # noqa: BLE001 -- a bug on one message must not end the worker
         log(f"scoring a message of {len(raw):,} bytes failed: {type(error).__name__}: {error}")
         return _error(f"the message could not be scored: {type(error).__name__}")
+
+
+def _learn_reply(payload: bytes, model_path: str, timeout: float | None) -> bytes:
+    """`learn --server`: learn one message (spamnb.server's protocol); the reply line."""
+    import json
+
+    from .errors import SpamnbError
+    from .server import parse_learn_line
+
+    end = payload.find(b"\n", 0, MAX_LEARN_LINE + 1)
+    try:
+        if end < 0:
+            raise ValueError(f"a learn request's first line must end within {MAX_LEARN_LINE} bytes")
+        label, flags = parse_learn_line(payload[:end])
+    except (ValueError, UnicodeDecodeError) as error:
+        return _error(f"not a learn request: {error}")
+    raw = payload[end + 1:]
+    try:
+        report, created = learn_message(model_path, raw, label, flags, lock_wait=timeout)
+    except SpamnbError as error:  # the model's own trouble (locked, damaged): the client says it
+        return _error(str(error))
+    except Exception as error:  # noqa: BLE001 -- a bug on one message must not end the worker
+        log(f"learning a message of {len(raw):,} bytes failed: {type(error).__name__}: {error}")
+        return _error(f"the message could not be learned: {type(error).__name__}")
+    record = {name: getattr(report, name) for name in ("learned", "forgotten", "relabelled", "duplicates",
+                                                       "conflicts", "not_learned", "already_right")}
+    record.update(changed=report.changed, created=created, model=model_path)
+    return (json.dumps(record) + "\n").encode("utf-8")
 
 
 def _spamd_reply(payload: bytes, model, timeout: float | None, max_bytes: int, learn_path: str | None) -> bytes:
@@ -1009,23 +1068,32 @@ def learn_one(model_path: str, raw: bytes, label: str | None, remove: bool,
               lock_wait: float | None = None) -> None:
     """spamd TELL: learn (relabelling a message learned the other way) or forget one message,
     as `spamnb learn` does (appended to the model's journal where it can be)."""
+    if remove:
+        for each in [label] if label else ["spam", "ham"]:
+            report, _ = learn_message(model_path, raw, each, ("forget",), lock_wait=lock_wait)
+            if sum(report.forgotten.values()):
+                break
+    else:
+        assert label is not None  # spamd.answer asks for a label to learn with
+        learn_message(model_path, raw, label, ("relabel",), lock_wait=lock_wait)
+    log(f"{'forgot' if remove else 'learned'} a message of {len(raw):,} bytes"
+        f"{'' if label is None else ' as ' + label} (spamd TELL)")
+
+
+def learn_message(model_path: str, raw: bytes, label: str, flags=(), lock_wait: float | None = None):
+    """learn_file on one raw message, as `spamnb learn --LABEL FILE --FLAG...
+    --model model_path` would learn that file: (LearnReport, created)."""
     import tempfile
 
     from .incremental import learn_file
 
-    with tempfile.TemporaryDirectory(prefix="spamnb-tell-") as directory:
+    with tempfile.TemporaryDirectory(prefix="spamnb-learn-") as directory:
         path = os.path.join(directory, "message.eml")
         with open(path, "wb") as file:
             file.write(raw)
-        if remove:
-            for each in [label] if label else ["spam", "ham"]:
-                report, _ = learn_file(model_path, **{each: [path]}, forget=True, lock_wait=lock_wait)  # type: ignore[arg-type]
-                if sum(report.forgotten.values()):
-                    break
-        else:
-            learn_file(model_path, **{label: [path]}, relabel=True, lock_wait=lock_wait)  # type: ignore[arg-type]  # spam or ham
-    log(f"{'forgot' if remove else 'learned'} a message of {len(raw):,} bytes"
-        f"{'' if label is None else ' as ' + label} (spamd TELL)")
+        return learn_file(model_path, **{label: [path]}, forget="forget" in flags,  # type: ignore[arg-type]  # spam or ham
+                          relabel="relabel" in flags, force="force" in flags, on_error="on-error" in flags,
+                          lock_wait=lock_wait)
 
 
 def _failure_reply(protocol: str, killed: bool, timeout: float | None, cutoffs) -> bytes:
@@ -1072,7 +1140,14 @@ def check_workers(workers: int | None) -> int:
 
 
 class ModelHolder:
-    """The model and the identity of the file it came from; reloads when the file changes."""
+    """The model and the identity of the file it came from; reloads when the file changes.
+
+    A model file that does not exist yet is served as an empty model (every
+    message unsure) until a learn creates it, as `spamnb learn` creates a
+    missing model: `serve` then `learn --server` learns from nothing.
+    """
+
+    MAX_CATCH_UP = 64 << 20  # journal bytes read in one catch-up; past this, a whole load reads them
 
     def __init__(self, path: str) -> None:
         from .model import Model
@@ -1083,16 +1158,25 @@ class ModelHolder:
         self._load = Model.load
         self.path = path
         self.signature = self._signature()
+        self._rejected = None
+        self._journal: tuple | None = None  # (ModelFile read whole, where its whole records end)
+        self.model: Scorer
+        if self.signature[0] == "missing":
+            from .options import TrainOptions
+
+            self.model = Model.empty(TrainOptions())
+            return
         if self.signature[0] == "unusable":
             raise OptionError(f"the model {path} {self.signature[1]}")
         self.model = self._load(path)  # at start-up a bad model is the caller's error
-        self._rejected = None
 
     def _signature(self):
         import stat
 
         try:
             info = os.stat(self.path)
+        except FileNotFoundError:
+            return ("missing", "does not exist")
         except OSError as error:
             return ("unusable", f"cannot be read ({_reason(error)})")
         if not stat.S_ISREG(info.st_mode):
@@ -1100,20 +1184,87 @@ class ModelHolder:
             return ("unusable", "is not a regular file")
         return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
 
-    def refresh(self, force: bool = False) -> bool:
-        """Reload if the file changed since the last attempt (or if `force`); True if it did."""
+    def refresh(self, force: bool = False, quiet: bool = False) -> bool:
+        """Catch up with the file if it changed since the last attempt (or if
+        `force`): True if it was loaded whole, False if it did not change or
+        only its journal grew (caught up in place).  `quiet`: log nothing
+        (a worker; the main process logs the same change once)."""
         signature = self._signature()
         if not force and (signature == self.signature or signature == self._rejected):
             return False
         self._rejected = signature  # one log line per change, not one per request
-        if signature[0] == "unusable":
-            log(f"the model {self.path} {signature[1]}; still serving the one loaded")
+        if signature[0] in ("unusable", "missing"):
+            if not quiet:
+                log(f"the model {self.path} {signature[1]}; still serving the one loaded")
             return False
+        try:
+            if not force and self._catch_up(signature):
+                self.signature = signature
+                return False
+        except Exception as error:  # noqa: BLE001 -- a journal that does not add up: a whole load judges it
+            self._journal = None
+            if not quiet:
+                log(f"reading the new journal records of {self.path} failed ({error}); loading it whole")
         try:
             model = self._load(self.path)
         except Exception as error:  # noqa: BLE001 -- whatever it is, the loaded model keeps serving
-            log(f"reload of {self.path} failed ({error}); still serving the one loaded before")
+            if not quiet:
+                log(f"reload of {self.path} failed ({error}); still serving the one loaded before")
             return False
-        self.model, self.signature = model, signature
-        log(f"reloaded {self.path}")
+        self.model, self.signature, self._journal = model, signature, None
+        if not quiet:
+            log(f"reloaded {self.path}")
+        return True
+
+    def _catch_up(self, signature) -> bool:
+        """Score with the journal records appended since the last look, if the
+        file is the same one (inode, header) and only grew; False otherwise.
+
+        The first time, the file is read whole into memory (a copy: a
+        long-lived reader must not see, or die of, a file rewritten in place),
+        checked against its checksums and opened as `classify` opens it
+        (Scorer.open: the base's weights, moved by the journal); after that
+        only the bytes past the last whole record are read."""
+        from .journal import read_records
+        from .modelfile import PREFIX, parse_model
+        from .scorer import LiveTable, Scorer, journal_scoring
+
+        previous = self.signature
+        if signature[0] == "missing" or previous[:2] != signature[:2] or signature[3] < previous[3]:
+            return False
+        options = self.model.options
+        if not journal_scoring(options) or signature[3] - previous[3] > self.MAX_CATCH_UP:
+            return False
+        from .files import open_regular
+
+        with open_regular(self.path) as handle:
+            info = os.fstat(handle.fileno())
+            if (info.st_dev, info.st_ino) != signature[:2]:
+                return False
+            if self._journal is None:
+                data = handle.read(self.MAX_CATCH_UP + info.st_size)
+                model_file = parse_model(self.path, data)
+                model_file.verify()
+                scorer = Scorer.open(self.path, model_file)
+                if type(scorer) is not Scorer:
+                    return False  # a journal only a whole load folds in
+                _, used = read_records(memoryview(data)[len(data) - model_file.journal_bytes:])
+                self._journal = (model_file, len(data) - model_file.journal_bytes + used)
+                self.model = scorer
+                return True
+            model_file, end = self._journal
+            if os.pread(handle.fileno(), PREFIX.size, 0) != bytes(model_file.data[:PREFIX.size]):
+                return False  # another file written over this one in place: its checksums differ
+            tail = os.pread(handle.fileno(), max(0, info.st_size - end), end)
+        records, used = read_records(tail)
+        if records:
+            state, _torn = model_file.journal()
+            state.extend(records)
+            scorer = self.model
+            if isinstance(scorer._table, LiveTable):
+                scorer._table.refresh()
+            else:  # the first record of a journal: weights from counts from now on, as Scorer.open does
+                scorer._table = LiveTable(scorer.table, model_file, state, options, model_file.meta)
+            scorer.bias = scorer._table.bias
+            self._journal = (model_file, end + used)
         return True

@@ -8,7 +8,7 @@ other command line to the click CLI unchanged:
 
     spamnb classify [--model M | --server SOCKET] [--format F] [--exit-code] [-j N]
                     [--timeout SECONDS] [PATH ...]
-    spamnb learn (--spam PATH | --ham PATH)... [PATH ...] [--model M] [-q]
+    spamnb learn (--spam PATH | --ham PATH)... [PATH ...] [--model M | --server SOCKET] [-q]
                  [--forget] [--relabel] [--force] [--on-error]
 
 `learn` into an existing model appends to its journal (incremental.py) in
@@ -92,14 +92,14 @@ def parse_learn(args: list[str]) -> dict | None:
     when learn creates a model, which the CLI does)."""
     if not args or args[0] != "learn":
         return None
-    wanted: dict[str, Any] = {"model": None, "spam": [], "ham": [], "paths": [], "forget": False, "relabel": False,
-              "force": False, "on_error": False, "quiet": False}
+    wanted: dict[str, Any] = {"model": None, "server": None, "spam": [], "ham": [], "paths": [], "forget": False,
+              "relabel": False, "force": False, "on_error": False, "quiet": False}
     rest = args[1:]
     index = 0
     while index < len(rest):
         arg = rest[index]
         name, equals, value = arg.partition("=")
-        if name in ("--model", "-m", "--spam", "--ham"):
+        if name in ("--model", "-m", "--spam", "--ham", "--server"):
             if not equals:
                 index += 1
                 if index >= len(rest):
@@ -107,6 +107,8 @@ def parse_learn(args: list[str]) -> dict | None:
                 value = rest[index]
             if name in ("--model", "-m"):
                 wanted["model"] = value
+            elif name == "--server":
+                wanted["server"] = value
             else:
                 wanted[name[2:]].append(value)
         elif arg in _LEARN_FLAGS:
@@ -121,6 +123,9 @@ def parse_learn(args: list[str]) -> dict | None:
     if wanted["forget"] and (wanted["relabel"] or wanted["on_error"]):
         return None
     (wanted["spam"] if wanted["spam"] else wanted["ham"]).extend(wanted["paths"])
+    if wanted["server"] is not None:
+        # The server learns into its own model, created there if missing.
+        return wanted if wanted["model"] is None and not os.path.isdir(wanted["server"]) else None
     from .paths import default_model_path
 
     model = wanted["model"] or str(default_model_path())
@@ -131,8 +136,20 @@ def parse_learn(args: list[str]) -> dict | None:
 
 
 def learn(wanted: dict) -> int:
-    from .incremental import learn_file
     from .render import learn_summary, skipped_summary
+
+    if wanted["server"] is not None:
+        from .server import learn_remote
+
+        flags = tuple(flag for flag in ("forget", "relabel", "force", "on_error") if wanted[flag])
+        report, model, created, skipped = learn_remote(wanted["server"], wanted["spam"], wanted["ham"],
+                                                       tuple(flag.replace("_", "-") for flag in flags))
+        for line in skipped_summary(skipped):
+            print(f"spamnb: {line}", file=sys.stderr)
+        if not wanted["quiet"]:
+            print("\n".join(learn_summary(report, wanted["forget"], model, created)))
+        return 0
+    from .incremental import learn_file
 
     try:
         report, created = learn_file(wanted["model"], wanted["spam"], wanted["ham"], forget=wanted["forget"],

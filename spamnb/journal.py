@@ -375,6 +375,15 @@ class JournalState:
             self._last_day = last_day
         return self._last_day
 
+    def extend(self, records: list[Record]) -> None:
+        """Add records appended since the state was read (a long-lived
+        reader: serve); the per-key answers worked out so far are dropped."""
+        for record in records:
+            self.apply(record)
+        self.changes = _Changes(self._pairs)
+        self.new_tokens = _NewTokens(self._records)
+        self._last_day = None
+
     def apply(self, record: Record) -> None:
         header = record.header
         self._records.append(record)

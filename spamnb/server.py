@@ -24,6 +24,22 @@ answered in turn, in order.
                field saying so; the server then goes on with the others.
                Or an error: {"error": "..."}.
 
+    learn      the same 4-byte length with its top bit set (LEARN_BIT), then
+               one line of ASCII words, at most MAX_LEARN_LINE bytes: the
+               label ("spam" or "ham") and any of "forget", "relabel",
+               "force", "on-error" (the `learn` options of those names),
+               ending in "\n"; then the raw message.  The server learns it
+               into its model file as `spamnb learn --model M` would (the
+               same journal append under the same lock) and answers one
+               JSON line: the message's LearnReport counts, whether the
+               model changed or was created, and the model's path:
+                 {"learned": {"spam": 1, "ham": 0}, "forgotten": {...},
+                  "relabelled": 0, "duplicates": 0, "conflicts": 0,
+                  "not_learned": 0, "already_right": 0, "changed": true,
+                  "created": false, "model": "/home/me/.local/..."}
+               Or an error, as above.  The next request on any connection
+               is scored by the model with this message in it.
+
 A length over the limit (garbage, or not a spamnb client) gets an error and
 the connection is closed, since the stream cannot be resynchronised.  A
 message that fails to score gets an error and the connection goes on.
@@ -53,6 +69,10 @@ import sys
 from .errors import OptionError, ServerError
 
 HEADER = struct.Struct(">I")
+LEARN_BIT = 1 << 31       # in a request's length: a message to learn, not to score
+MAX_LEARN_LINE = 64       # a learn request's first line: the label and flags
+LEARN_FLAGS = ("forget", "relabel", "force", "on-error")
+_COUNTS = ("relabelled", "duplicates", "conflicts", "not_learned", "already_right")
 SOCKET_NAME = "serve.sock"
 MAX_CONNECTIONS = 256     # past this the connection idle longest is closed to make room
 MAX_REPLY_BYTES = 1 << 20
@@ -96,10 +116,21 @@ class Client:
 
     def score(self, raw: bytes) -> dict:
         """The server's reply for one raw message.  Raises ServerError on an error reply."""
-        if len(raw) > 0xFFFFFFFF:
+        if len(raw) >= LEARN_BIT:
             raise ServerError(f"a message of {len(raw):,} bytes cannot be sent to a server")
+        return self._request(HEADER.pack(len(raw)) + raw)
+
+    def learn(self, raw: bytes, label: str, flags: tuple[str, ...] = ()) -> dict:
+        """Have the server learn one raw message as `label` ("spam"/"ham") with
+        `flags` (of LEARN_FLAGS); its reply (the counts).  Raises ServerError."""
+        payload = " ".join((label, *flags)).encode("ascii") + b"\n" + raw
+        if len(payload) >= LEARN_BIT:
+            raise ServerError(f"a message of {len(raw):,} bytes cannot be sent to a server")
+        return self._request(HEADER.pack(LEARN_BIT | len(payload)) + payload)
+
+    def _request(self, request: bytes) -> dict:
         try:
-            self._sock.sendall(HEADER.pack(len(raw)) + raw, _SEND_FLAGS)
+            self._sock.sendall(request, _SEND_FLAGS)
         except OSError:
             pass  # the server may have answered and hung up (a refusal): read what it said
         try:
@@ -168,6 +199,49 @@ class RemoteScorer:
                          reason=None if reason is None else str(reason))
         except (KeyError, TypeError, ValueError):
             raise ServerError("the server's reply lacks fields this spamnb needs (another version?)") from None
+
+
+def learn_remote(socket_path: str, spam: list[str], ham: list[str], flags: tuple[str, ...] = ()):
+    """`spamnb learn --server`: read the messages here, have the server learn
+    each in turn.  Returns (report, model path, created, skipped): the report
+    has the attributes render.learn_summary reads, summed over the messages."""
+    from types import SimpleNamespace
+
+    from .sources import read_messages
+
+    report = SimpleNamespace(learned={"spam": 0, "ham": 0}, forgotten={"spam": 0, "ham": 0},
+                             **dict.fromkeys(_COUNTS, 0), changed=False)
+    model, created, skipped = socket_path, False, []  # type: ignore[var-annotated]
+    with Client(socket_path) as client:
+        for label, paths in (("spam", spam), ("ham", ham)):
+            for path in paths:
+                for message in read_messages(path, skipped):
+                    reply = client.learn(message.data, label, flags)
+                    try:
+                        for kind in ("learned", "forgotten"):
+                            for each in ("spam", "ham"):
+                                getattr(report, kind)[each] += int(reply[kind][each])
+                        for name in _COUNTS:
+                            setattr(report, name, getattr(report, name) + int(reply[name]))
+                        report.changed = report.changed or bool(reply["changed"])
+                        created = created or bool(reply["created"])
+                        model = str(reply["model"])
+                    except (KeyError, TypeError, ValueError):
+                        raise ServerError("the server's reply lacks fields this spamnb needs "
+                                          "(another version?)") from None
+    return report, model, created, skipped
+
+
+def parse_learn_line(line: bytes) -> tuple[str, tuple[str, ...]]:
+    """(label, flags) of a learn request's first line; ValueError for anything else."""
+    words = line.decode("ascii").split()
+    if not words or words[0] not in ("spam", "ham") or len(set(words[1:])) != len(words) - 1 \
+            or not set(words[1:]) <= set(LEARN_FLAGS):
+        raise ValueError("a learn request starts with spam or ham and the flags " + ", ".join(LEARN_FLAGS))
+    flags = tuple(words[1:])
+    if "forget" in flags and ("relabel" in flags or "on-error" in flags):
+        raise ValueError("forget does not go with relabel or on-error")
+    return words[0], flags
 
 
 def _cutoffs(spam: float, ham: float):
