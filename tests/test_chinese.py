@@ -10,7 +10,7 @@ import jieba
 import pytest
 
 from conftest import ROOT, corpus
-from spamnb import chinese, jiebaload, prefixdict
+from spamnb.text import chinese, jiebaload, prefixdict
 
 SENTENCES = [
     "我司可办理正规发票增值税",
@@ -120,7 +120,7 @@ def test_one_message_reads_a_sliver_then_bulk_switches_to_the_whole(full, monkey
 
 def han_runs(text):
     """The runs of Han characters the tokenizer hands to chinese.segment()."""
-    from spamnb.tokens import _han_run
+    from spamnb.text.tokens import _han_run
 
     return [run for index, run in enumerate(_han_run().split(text)) if index % 2 and run]
 
@@ -255,7 +255,7 @@ def test_cache_that_cannot_be_written_leaves_no_file(small, monkeypatch):
 
 
 def test_jieba_loads_without_pkg_resources():
-    code = "import sys, spamnb.jiebaload; print('pkg_resources' in sys.modules)"
+    code = "import sys, spamnb.text.jiebaload; print('pkg_resources' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert result.stdout.strip() == "False", result.stderr

@@ -19,16 +19,16 @@ from pathlib import Path
 
 import pytest
 
-from spamnb.server import HEADER, Client
+from spamnb.app.server import HEADER, Client
 
 ENTRY_POINT = """
 import json, os, signal, sys
-import spamnb.daemon
-import spamnb.scorer
+import spamnb.app.daemon
+import spamnb.model.scorer
 
 for name, value in json.loads(os.environ.get("SPAMNB_TEST_LIMITS", "{}")).items():
-    setattr(spamnb.daemon, name, value)
-real = spamnb.scorer.message_tokens
+    setattr(spamnb.app.daemon, name, value)
+real = spamnb.model.scorer.message_tokens
 
 
 def misbehaving(message, options):
@@ -44,8 +44,8 @@ def misbehaving(message, options):
     return real(message, options)
 
 
-spamnb.scorer.message_tokens = misbehaving
-from spamnb.fastpath import main
+spamnb.model.scorer.message_tokens = misbehaving
+from spamnb.app.fastpath import main
 main(sys.argv[1:])
 """
 

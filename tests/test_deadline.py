@@ -3,7 +3,7 @@
 A message whose Subject is "stall" makes scoring spin in a pure-Python loop
 that never ends and never looks at a clock: the deadline must stop it
 without the slow code's help.  The child processes run the real entry point
-(spamnb.fastpath.main, which hands other command lines to the click CLI)
+(spamnb.app.fastpath.main, which hands other command lines to the click CLI)
 with that one function replaced.
 """
 
@@ -22,14 +22,14 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE
-from spamnb.fastpath import parse_classify
-from spamnb.server import HEADER
+from spamnb.app.fastpath import parse_classify
+from spamnb.app.server import HEADER
 
 STALLING_ENTRY_POINT = """
 import sys
-import spamnb.scorer
+import spamnb.model.scorer
 
-real = spamnb.scorer.message_tokens
+real = spamnb.model.scorer.message_tokens
 
 
 def stalling(message, options):
@@ -39,8 +39,8 @@ def stalling(message, options):
     return real(message, options)
 
 
-spamnb.scorer.message_tokens = stalling
-from spamnb.fastpath import main
+spamnb.model.scorer.message_tokens = stalling
+from spamnb.app.fastpath import main
 main(sys.argv[1:])
 """
 

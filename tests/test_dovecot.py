@@ -42,7 +42,7 @@ def python_for(user) -> list[str] | None:
     """A Python the mail user can run that imports this checkout's spamnb."""
     for candidate in (sys.executable, "/usr/bin/python3"):
         probe = subprocess.run(["su", user.pw_name, "-s", "/bin/sh", "-c",
-                                f"PYTHONPATH={ROOT} {candidate} -c 'import spamnb.fastpath'"],
+                                f"PYTHONPATH={ROOT} {candidate} -c 'import spamnb.app.fastpath'"],
                                capture_output=True)
         if probe.returncode == 0:
             return [candidate]
@@ -86,8 +86,8 @@ class Imap:
 
 
 def learned_as(model: Path) -> dict:
-    from spamnb.digest import message_digest
-    from spamnb.model import Model
+    from spamnb.mail.digest import message_digest
+    from spamnb.model.model import Model
 
     return Model.load(model).counts.learned.get(message_digest(MESSAGE.read_bytes()))
 
@@ -185,8 +185,8 @@ def test_a_sieve_rule_written_for_spamassassin_files_what_filter_tags(sample_mod
 
 
 def test_spamassassin_style_fields_are_neither_tokens_nor_part_of_the_digest(sample_model):
-    from spamnb.digest import message_digest
-    from spamnb.scorer import Scorer
+    from spamnb.mail.digest import message_digest
+    from spamnb.model.scorer import Scorer
 
     raw = SPAM_MESSAGE.read_bytes()
     tagged = run_spamnb("filter", "--model", sample_model, "--header-style", "spamassassin", input=raw).stdout

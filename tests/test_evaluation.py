@@ -8,8 +8,8 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from conftest import SAMPLE, corpus, run_spamnb
-from spamnb.counts import TokenCounts
-from spamnb.metrics import lam_percent, miss_at_fpr, one_minus_roca_percent, roc_auc, summarise
+from spamnb.model.counts import TokenCounts
+from spamnb.app.metrics import lam_percent, miss_at_fpr, one_minus_roca_percent, roc_auc, summarise
 
 
 def test_roc_auc_matches_sklearn_with_ties():
@@ -110,7 +110,7 @@ def test_online_on_whole_spamassassin_is_quick_and_reports_trec_measures():
 def test_roc_points_by_hand_and_pictures(tmp_path):
     from xml.dom import minidom
 
-    from spamnb.plots import roc_points, svg, terminal_histogram, terminal_roc, write_plot
+    from spamnb.app.plots import roc_points, svg, terminal_histogram, terminal_roc, write_plot
     # scores: spam 3, 1; ham 2, 0.  Thresholds from the top: 3 (spam), 2 (ham), 1 (spam), 0 (ham).
     lost, caught = roc_points([1, 0, 1, 0], [3, 2, 1, 0])
     assert list(lost) == [0, 0, 0.5, 0.5, 1] and list(caught) == [0, 0.5, 0.5, 1, 1]
@@ -169,10 +169,10 @@ def test_cutoffs_fitted_on_blocked_held_out_scores_hold_on_later_mail():
     (fitted on each fifth of the training mail scored without it) lose at
     most 0.25 % of the later ham; cutoffs fitted the same way on the
     training mail's own scores lose over five times as many."""
-    from spamnb.calibration import tune_cutoffs
-    from spamnb.options import TrainOptions
-    from spamnb.scoring import Cutoffs
-    from spamnb.training import fit_tokenized
+    from spamnb.model.calibration import tune_cutoffs
+    from spamnb.model.options import TrainOptions
+    from spamnb.model.scoring import Cutoffs
+    from spamnb.learning.training import fit_tokenized
 
     docs, labels, periods_of = drifting_stream(10, 600)
     cut = periods_of.index(8)
@@ -191,10 +191,10 @@ def test_spam_cutoff_holds_in_every_time_block_not_only_pooled():
     through (k = ⌊0.001 · 5,001⌋ - 1), all of them in the last block.  Each
     block's own cutoff (1,000 ham: k = 0) lies above its spammiest ham, so the
     stored spam cutoff lies above all four: later mail drifts like that block."""
-    from spamnb.counts import TokenCounts
-    from spamnb.model import Model
-    from spamnb.options import TrainOptions
-    from spamnb.scoring import logit
+    from spamnb.model.counts import TokenCounts
+    from spamnb.model.model import Model
+    from spamnb.model.options import TrainOptions
+    from spamnb.model.scoring import logit
 
     rng = np.random.default_rng(5)
     ham = rng.normal(-6, 1, 5000)
@@ -205,7 +205,7 @@ def test_spam_cutoff_holds_in_every_time_block_not_only_pooled():
     model = Model.from_counts(counts, TrainOptions())
     model.held_out_log_odds = np.concatenate([ham, spam])
     labels = [0] * len(ham) + [1] * len(spam)
-    from spamnb.calibration import tune_cutoffs
+    from spamnb.model.calibration import tune_cutoffs
 
     pooled_spam, _ = tune_cutoffs(model.held_out_log_odds, np.array(labels))
     assert logit(pooled_spam) < 4.0  # pooled, the four would be called spam

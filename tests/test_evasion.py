@@ -13,9 +13,9 @@ adds (a parameter's name, an attachment's type).
 import pytest
 
 from evasion_cases import CASES, HAM_TEXT, HEAD, SPAM_TEXT, message
-from spamnb.message import decode_message
-from spamnb.scorer import Scorer
-from spamnb.tokens import TokenizerOptions, message_tokens
+from spamnb.mail.message import decode_message
+from spamnb.model.scorer import Scorer
+from spamnb.text.tokens import TokenizerOptions, message_tokens
 
 # Log-odds an attack may move a message: 4 % of the controls' +6.2, a
 # twentieth of the smallest effect measured before the fixes (-0.31 for
@@ -123,7 +123,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spamnb import mime
+from spamnb.mail import mime
 
 EXAMPLES = int(os.environ.get("SPAMNB_FUZZ_EXAMPLES", "200"))
 PER_CORPUS = 40

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import SAMPLE, run_spamnb
-from spamnb.fastpath import parse_classify
+from spamnb.app.fastpath import parse_classify
 
 MESSAGES = SAMPLE / "mail"
 
@@ -20,7 +20,7 @@ def full_cli(*args, input=None, env=None):
     full_env = dict(os.environ)
     full_env.pop("SPAMNB_MODEL", None)
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-c", "import sys; from spamnb.cli import main; main(sys.argv[1:])",
+    return subprocess.run([sys.executable, "-c", "import sys; from spamnb.app.cli import main; main(sys.argv[1:])",
                            *map(str, args)], input=input, capture_output=True, env=full_env,
                           stdin=None if input is not None else subprocess.DEVNULL)
 
@@ -78,7 +78,7 @@ def test_scoring_one_message_imports_no_heavy_module(sample_model):
     assert result.returncode == 0
     imported = {line.split("|")[-1].strip() for line in result.stderr.decode().splitlines()
                 if line.startswith("import time:")}
-    assert "spamnb.scorer" in imported
+    assert "spamnb.model.scorer" in imported
     heavy = {"numpy", "click", "rich", "email", "email.parser", "dataclasses", "inspect", "pathlib", "jieba",
              "tempfile", "html.parser", "multiprocessing"}
     assert not heavy & imported, heavy & imported

@@ -22,7 +22,7 @@ import time
 import pytest
 
 from conftest import SAMPLE, run_spamnb
-from spamnb.filtering import with_status_header
+from spamnb.app.filtering import with_status_header
 
 SPAM_FILE = SAMPLE / "maildir" / "spam" / "new" / "1739205492.M2P4102.sample"
 HEADER = b"X-Spamnb-Status"
@@ -225,7 +225,7 @@ def test_stdin_that_never_ends_or_is_a_directory_is_refused_at_once(tmp_path, sa
     # ("Fatal Python error: init_sys_streams"), so spamnb is given one the
     # only way it can be: replaced under a running interpreter.
     script = ("import os; os.dup2(os.open(%r, os.O_RDONLY), 0); "
-              "from spamnb.fastpath import main; main(['filter', '--model', %r])" % (str(tmp_path), str(sample_model)))
+              "from spamnb.app.fastpath import main; main(['filter', '--model', %r])" % (str(tmp_path), str(sample_model)))
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
     assert result.returncode == 75 and result.stdout == b"", result.stderr
     assert b"standard input is a directory" in result.stderr and b"Fatal" not in result.stderr

@@ -60,7 +60,7 @@ def test_the_filter_placement_check_tells_the_cases_apart():
 
 
 def test_300_mutants_of_real_mail_score_in_range(sample_model, monkeypatch):
-    import spamnb.scorer
+    import spamnb.model.scorer
 
     for name in fuzz.CORPUS_NAMES:
         if not (CORPORA / name / "index").exists():
@@ -68,7 +68,7 @@ def test_300_mutants_of_real_mail_score_in_range(sample_model, monkeypatch):
     messages = fuzz.corpus_messages()
     chosen = random.Random(17).sample(messages, 60)
     # init_worker wraps the scorer's decode_message to watch its safety net: undone after the test.
-    monkeypatch.setattr(spamnb.scorer, "decode_message", spamnb.scorer.decode_message)
+    monkeypatch.setattr(spamnb.model.scorer, "decode_message", spamnb.model.scorer.decode_message)
     fuzz.init_worker(str(sample_model), deadline=10.0, memory_limit=None)
     stats = fuzz.run_chunk((17, [(ident, range(5)) for ident in chosen]))
     assert stats["mutants"] == 300

@@ -65,7 +65,7 @@ def test_hostile_message_still_gets_a_score(tmp_path, sample_model, name):
     rows = result.stdout.decode().splitlines()
     assert len(rows) == 2 and rows[1].split("\t")[1] in ("spam", "ham", "unsure")
     assert 0.0 <= float(rows[1].split("\t")[2]) <= 1.0
-    from spamnb.sources import looks_like_mail
+    from spamnb.mail.sources import looks_like_mail
 
     # Input that is not mail (binary junk) is reported unsure, with one line saying why.
     said = b"" if looks_like_mail(CASES[name]) else f"spamnb: {path}: not mail".encode()

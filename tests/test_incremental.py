@@ -1,4 +1,4 @@
-"""`learn` by journal (spamnb/incremental.py, spamnb/journal.py): the counts a
+"""`learn` by journal (spamnb/learning/incremental.py, spamnb/model/journal.py): the counts a
 whole rewrite gives, scores computed from them, a killed learner leaving the
 model before or after, concurrent learners losing nothing."""
 
@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLE, run_spamnb
-from spamnb import incremental
-from spamnb.incremental import learn_file
-from spamnb.model import Model
-from spamnb.modelfile import read_model
-from spamnb.scorer import LiveTable, Scorer
-from spamnb.training import learn as learn_rewriting, train
+from spamnb.learning import incremental
+from spamnb.learning.incremental import learn_file
+from spamnb.model.model import Model
+from spamnb.model.modelfile import read_model
+from spamnb.model.scorer import LiveTable, Scorer
+from spamnb.learning.training import learn as learn_rewriting, train
 
 SPAM = sorted((SAMPLE / "mail" / "spam").iterdir())
 HAM = sorted((SAMPLE / "mail" / "ham").iterdir())
@@ -188,7 +188,7 @@ def test_four_concurrent_learners_equal_a_serial_run(half_model, tmp_path):
 
 def test_other_event_models_are_rewritten_whole(tmp_path):
     model, _ = train([str(SAMPLE / "mail" / "spam")], [str(SAMPLE / "mail" / "ham")],
-                     __import__("spamnb.options", fromlist=["TrainOptions"]).TrainOptions(event_model="bernoulli"))
+                     __import__("spamnb.model.options", fromlist=["TrainOptions"]).TrainOptions(event_model="bernoulli"))
     path = str(tmp_path / "bernoulli.spamnb")
     model.save(path)
     inode = os.stat(path).st_ino
@@ -198,7 +198,7 @@ def test_other_event_models_are_rewritten_whole(tmp_path):
 
 
 def test_the_first_fit_threshold_is_the_model_s():
-    from spamnb import model
+    from spamnb.model import model
 
     assert incremental.RECENT_MINIMUM == model.RECENT_MINIMUM
 
@@ -234,8 +234,8 @@ def test_forgetting_more_messages_than_were_learned_is_refused(half_model, tmp_p
 def test_a_token_no_message_holds_is_not_in_the_vocabulary(tmp_path):
     """An import may list a token with all counts 0; V must not count it, or the
     journal would count it a second time when a message brings it back."""
-    from spamnb.counts import TokenCounts
-    from spamnb.options import TrainOptions
+    from spamnb.model.counts import TokenCounts
+    from spamnb.model.options import TrainOptions
 
     counts = TokenCounts.from_arrays(["free", "ghost", "meeting"], [[1, 0, 5], [6, 0, 1]], [[1, 0, 3], [4, 0, 1]],
                                      [4, 5])
@@ -256,7 +256,7 @@ def test_a_journal_read_key_by_key_adds_up_as_the_whole():
     """journal._Changes answers a key from the records it is in (bisection)
     and 'absent' from the set of all keys; the lists it hands out are what
     adding every record up gives, and what learn adds to them stays."""
-    from spamnb import journal
+    from spamnb.model import journal
 
     rng = random.Random(13)
     records, expected = [], {}
@@ -283,7 +283,7 @@ def test_a_journal_read_key_by_key_adds_up_as_the_whole():
 
 
 def test_a_journal_record_with_keys_out_of_order_makes_the_model_unusable():
-    from spamnb import journal
+    from spamnb.model import journal
 
     good = journal.encode({"messages": [0, 1], "totals": [0, 2], "vocabulary": 0}, {5: [0, 1, 0, 1], 9: [0, 1, 0, 1]}, {})
     payload = bytearray(good[journal.RECORD.size:])

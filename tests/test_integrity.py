@@ -8,10 +8,10 @@ import time
 import numpy as np
 
 from conftest import SAMPLE
-from spamnb.model import Model
-from spamnb import modelfile
-from spamnb.modelfile import locked
-from spamnb.training import learn, train
+from spamnb.model.model import Model
+from spamnb.model import modelfile
+from spamnb.model.modelfile import locked
+from spamnb.learning.training import learn, train
 
 
 def state(path):

@@ -3,10 +3,10 @@
 import numpy as np
 
 from conftest import SAMPLE, run_spamnb
-from spamnb.keywords import parse
-from spamnb.model import Model
-from spamnb.scorer import Scorer
-from spamnb.tokens import TokenizerOptions
+from spamnb.text.keywords import parse
+from spamnb.model.model import Model
+from spamnb.model.scorer import Scorer
+from spamnb.text.tokens import TokenizerOptions
 
 
 def test_entries_are_read_as_the_tokenizer_reads_text():

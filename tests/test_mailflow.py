@@ -7,10 +7,10 @@ import shutil
 import numpy as np
 
 from conftest import CORPORA, SAMPLE, run_spamnb
-from spamnb.digest import message_digest
-from spamnb.filtering import with_status_header
-from spamnb.model import Model
-from spamnb.sources import read_messages
+from spamnb.mail.digest import message_digest
+from spamnb.app.filtering import with_status_header
+from spamnb.model.model import Model
+from spamnb.mail.sources import read_messages
 
 MAIL = SAMPLE / "mail"
 SPAM_FILE = SAMPLE / "maildir" / "spam" / "new" / "1739205492.M2P4102.sample"
@@ -31,7 +31,7 @@ def strip_added(tagged: bytes, name=b"X-Spamnb-Status") -> bytes:
 
 def test_filter_output_is_the_input_plus_one_header_for_all_sample_and_corpus_mail(sample_model):
     # The filter command's own function, real scoring included, on every message.
-    from spamnb.filtering import filter_message
+    from spamnb.app.filtering import filter_message
 
     model = Model.load(sample_model)
     roots = [SAMPLE / "mail", SAMPLE / "mbox", SAMPLE / "maildir"]
@@ -131,9 +131,9 @@ def test_tuned_cutoffs_keep_what_was_learned_meanwhile(tmp_path, sample_model):
     import pytest
 
     from spamnb.errors import ModelError
-    from spamnb.options import TrainOptions
-    from spamnb.scoring import Cutoffs
-    from spamnb.upkeep import store_cutoffs
+    from spamnb.model.options import TrainOptions
+    from spamnb.model.scoring import Cutoffs
+    from spamnb.model.upkeep import store_cutoffs
 
     model = tmp_path / "m.spamnb"
     model.write_bytes(sample_model.read_bytes())
@@ -290,9 +290,9 @@ def test_learn_creates_a_model_from_nothing_and_takes_several_paths(tmp_path):
 
 
 def test_scores_from_a_model_with_one_class_empty_are_unsure():
-    from spamnb.counts import SPAM as SPAM_CLASS
-    from spamnb.counts import TokenCounts
-    from spamnb.options import TrainOptions
+    from spamnb.model.counts import SPAM as SPAM_CLASS
+    from spamnb.model.counts import TokenCounts
+    from spamnb.model.options import TrainOptions
 
     counts = TokenCounts()
     counts.add([["cheap", "pills"], ["cheap", "watches"]], [SPAM_CLASS, SPAM_CLASS])
@@ -307,7 +307,7 @@ def test_scores_from_a_model_with_one_class_empty_are_unsure():
 def test_learn_from_nothing_refits_cutoffs_from_scores_before_learning(tmp_path):
     """Each learned message's score before it was learned is kept; once ten of
     each class are on record, calibration and cutoffs are fitted to them."""
-    from spamnb.model import RECENT_MINIMUM
+    from spamnb.model.model import RECENT_MINIMUM
 
     model_path = tmp_path / "online.spamnb"
     spam = sorted((SAMPLE / "mail" / "spam").iterdir())
@@ -331,7 +331,7 @@ def test_learn_from_nothing_refits_cutoffs_from_scores_before_learning(tmp_path)
                  if min(sum(1 for _, label in recorded[:n] if label == c) for c in (0, 1)) >= RECENT_MINIMUM)
     assert calibration["source"] == "learned" and calibration["messages"] == first < len(recorded)
     fitted = recorded[:first]
-    from spamnb.calibration import fit_platt, tune_cutoffs
+    from spamnb.model.calibration import fit_platt, tune_cutoffs
 
     scale, offset = fit_platt(np.array([r for r, _ in fitted]), np.array([l for _, l in fitted]))
     assert np.isclose(calibration["scale"], scale) and np.isclose(calibration["offset"], offset)

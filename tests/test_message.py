@@ -5,8 +5,8 @@ import quopri
 
 import pytest
 
-from spamnb.charsets import decode_text
-from spamnb.message import decode_header_value, decode_message
+from spamnb.mail.charsets import decode_text
+from spamnb.mail.message import decode_header_value, decode_message
 
 ZH = "我司可办理正规发票（保真）17%增值税发票点数优惠！"
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spamnb import mime
-from spamnb.message import DecodedMessage, decode_addresses, decode_message
+from spamnb.mail import mime
+from spamnb.mail.message import DecodedMessage, decode_addresses, decode_message
 
 
 def leaves(raw: bytes, max_parts=500, max_depth=50):
@@ -250,7 +250,7 @@ def test_raw_8bit_file_name_is_an_attachment_not_a_failure():
 
 
 def test_decoding_imports_no_heavy_module():
-    code = ("import sys, spamnb.message; "
+    code = ("import sys, spamnb.mail.message; "
             "print(sorted(m for m in ('email', 'pathlib', 'dataclasses', 'typing', 'inspect') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

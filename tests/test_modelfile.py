@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from conftest import run_spamnb
-from spamnb import modelfile
-from spamnb.counts import TokenCounts
+from spamnb.model import modelfile
+from spamnb.model.counts import TokenCounts
 from spamnb.errors import ModelError
-from spamnb.model import Model, TrainOptions
-from spamnb.modelfile import PREFIX, read_model
-from spamnb.scorer import Scorer
-from spamnb.scoring import Cutoffs, WeightTable, block_crcs, token_key
-from spamnb.tokens import TokenizerOptions
+from spamnb.model.model import Model, TrainOptions
+from spamnb.model.modelfile import PREFIX, read_model
+from spamnb.model.scorer import Scorer
+from spamnb.model.scoring import Cutoffs, WeightTable, block_crcs, token_key
+from spamnb.text.tokens import TokenizerOptions
 
 
 def small_model(extra_token="viagra"):

@@ -13,8 +13,8 @@ import shutil
 import pytest
 
 from conftest import SAMPLE, run_spamnb
-from spamnb import training
-from spamnb.modelfile import read_model
+from spamnb.learning import training
+from spamnb.model.modelfile import read_model
 from spamnb.workers import local_pool
 
 

@@ -58,7 +58,7 @@ def test_jieba_and_rjieba_cut_as_the_tested_releases(text):
 
 
 def test_opencc_and_the_variant_table_fold_as_tested():
-    from spamnb.variants import fold_variants
+    from spamnb.text.variants import fold_variants
 
     for text, folded in FOLDS.items():
         assert fold_variants(text) == folded

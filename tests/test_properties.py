@@ -13,8 +13,8 @@ import quopri
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from spamnb.message import decode_message
-from spamnb.tokens import TokenizerOptions, message_tokens
+from spamnb.mail.message import decode_message
+from spamnb.text.tokens import TokenizerOptions, message_tokens
 
 EXAMPLES = int(os.environ.get("SPAMNB_FUZZ_EXAMPLES", "200"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize="SPAMNB_FUZZ_EXAMPLES" not in os.environ,
@@ -98,7 +98,7 @@ def test_score_is_always_a_probability(raw):
     global _model
     if _model is None:
         from conftest import SAMPLE
-        from spamnb.training import train
+        from spamnb.learning.training import train
 
         _model, _ = train([str(SAMPLE / "mail" / "spam")], [str(SAMPLE / "mail" / "ham")])
     score = _model.score_message(raw)
@@ -185,7 +185,7 @@ def _trained():
     global _model
     if _model is None:
         from conftest import SAMPLE
-        from spamnb.training import train
+        from spamnb.learning.training import train
 
         _model, _ = train([str(SAMPLE / "mail" / "spam")], [str(SAMPLE / "mail" / "ham")])
     return _model

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLE, retrained_raw_score, run_spamnb
-from spamnb.calibration import fit_platt, tune_cutoffs
-from spamnb.message import decode_addresses, decode_header_value, decode_message
-from spamnb.modelfile import MAGIC, PREFIX
-from spamnb.tokens import TokenizerOptions, text_tokens, url_tokens
+from spamnb.model.calibration import fit_platt, tune_cutoffs
+from spamnb.mail.message import decode_addresses, decode_header_value, decode_message
+from spamnb.model.modelfile import MAGIC, PREFIX
+from spamnb.text.tokens import TokenizerOptions, text_tokens, url_tokens
 
 MAIL = SAMPLE / "mail"
 
@@ -94,7 +94,7 @@ def test_addresses_are_split_before_display_names_are_decoded():
         ("service@paypal.com <service@paypal.com>", "bot@spam.example")]
     assert decode_addresses("=?utf-8?Q?Smith=2C_John?= <j@x.example>") == [("Smith, John", "j@x.example")]
     decoded = decode_message(b"From: =?utf-8?Q?service=40paypal.com?= <bot@spam.example>\n\nhi\n")
-    from spamnb.tokens import message_tokens
+    from spamnb.text.tokens import message_tokens
     tokens = message_tokens(decoded, TokenizerOptions(stopwords=frozenset()))
     assert "from:domain:spam.example" in tokens and "from:domain:paypal.com" not in tokens
 
@@ -117,7 +117,7 @@ def test_url_tokens_from_review():
 
 
 def test_big5_with_ascii_second_bytes_is_sniffed():
-    from spamnb.charsets import decode_text
+    from spamnb.mail.charsets import decode_text
     text = "發票優惠，歡迎來電洽詢。我們的服務品質一流"
     assert decode_text(text.encode("big5")) == text
 
@@ -185,9 +185,9 @@ def test_platt_fit_does_not_diverge_on_offset_scores():
 
 
 def test_held_out_block_scores_equal_retraining_without_the_block():
-    from spamnb.counts import TokenCounts
-    from spamnb.model import held_out_raw_scores
-    from spamnb.options import TrainOptions
+    from spamnb.model.counts import TokenCounts
+    from spamnb.model.model import held_out_raw_scores
+    from spamnb.model.options import TrainOptions
 
     docs = [["cheap", "pills", "now"], ["meeting", "notes"], ["cheap", "offer", "unique1"],
             ["lunch", "notes", "today"], ["pills", "offer"], ["notes", "unique2"], ["cheap", "lunch"],

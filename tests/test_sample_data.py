@@ -6,8 +6,8 @@ import unicodedata
 import pytest
 
 from conftest import SAMPLE
-from spamnb.message import decode_message
-from spamnb.sources import read_messages
+from spamnb.mail.message import decode_message
+from spamnb.mail.sources import read_messages
 
 ROWS = list(csv.DictReader((SAMPLE / "MANIFEST.tsv").open(encoding="utf-8"), delimiter="\t"))
 

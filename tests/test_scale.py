@@ -1,8 +1,8 @@
 """Counting in bounded memory gives the model counting in memory gives.
 
 Training counts tokens as 64-bit keys in sorted runs, spilled to disk past a
-memory budget and merged k ways (spamnb/countruns.py), and writes the model
-a chunk at a time (spamnb/modelbuild.py).  Counts are sums: a budget so
+memory budget and merged k ways (spamnb/learning/countruns.py), and writes the model
+a chunk at a time (spamnb/learning/modelbuild.py).  Counts are sums: a budget so
 small that every few batches spill must give the same file, section for
 section, as the whole vocabulary held in a TokenCounts and saved.
 """
@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLE, run_spamnb
-from spamnb import countruns, modelbuild, training
-from spamnb.counts import TokenCounts
-from spamnb.labelled import TrainReport, tokenized_messages
-from spamnb.model import KeyColumns, Model, blocked_raw_scores, blocked_raw_scores_by_key
-from spamnb.modelfile import read_model
-from spamnb.options import TrainOptions
-from spamnb.scoring import token_key
+from spamnb.learning import countruns, modelbuild, training
+from spamnb.model.counts import TokenCounts
+from spamnb.learning.labelled import TrainReport, tokenized_messages
+from spamnb.model.model import KeyColumns, Model, blocked_raw_scores, blocked_raw_scores_by_key
+from spamnb.model.modelfile import read_model
+from spamnb.model.options import TrainOptions
+from spamnb.model.scoring import token_key
 
 SPAM, HAM = [str(SAMPLE / "mail" / "spam")], [str(SAMPLE / "mail" / "ham")]
 
@@ -146,7 +146,7 @@ def test_command_line_budget_changes_memory_not_the_model(tmp_path):
 def test_folders_a_killed_training_left_are_swept_once_a_day_old(tmp_path):
     import os
 
-    from spamnb.modelfile import _sweep_stale_temporaries
+    from spamnb.model.modelfile import _sweep_stale_temporaries
 
     old, fresh = tmp_path / ".m.spamnb.spill-old.tmp", tmp_path / ".m.spamnb.build-new.tmp"
     for folder in (old, fresh):

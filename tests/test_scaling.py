@@ -21,12 +21,13 @@ import pytest
 
 from conftest import cpu_seconds
 
-from spamnb import chinese, mime, tokens
-from spamnb.charsets import decode_text
-from spamnb.htmltext import Budget as HtmlBudget, html_to_text
-from spamnb.message import decode_header_value, decode_message
-from spamnb.scoring import ScoringRule
-from spamnb.tokens import Budget, TokenizerOptions, message_tokens, normalise, text_tokens
+from spamnb.text import chinese, tokens
+from spamnb.mail import mime
+from spamnb.mail.charsets import decode_text
+from spamnb.mail.htmltext import Budget as HtmlBudget, html_to_text
+from spamnb.mail.message import decode_header_value, decode_message
+from spamnb.model.scoring import ScoringRule
+from spamnb.text.tokens import Budget, TokenizerOptions, message_tokens, normalise, text_tokens
 
 RATIO = 2.5
 REPEATS = 5
@@ -253,7 +254,7 @@ def test_top_k_is_linear():
 
 
 def test_bounds_past_which_a_message_says_so():
-    from spamnb.message import MAX_ADDRESSES, MAX_HEADER_BYTES
+    from spamnb.mail.message import MAX_ADDRESSES, MAX_HEADER_BYTES
 
     def cut(raw):
         decoded = decode_message(raw, OPTIONS.wants_header)

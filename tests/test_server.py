@@ -15,8 +15,8 @@ import pytest
 
 from conftest import SAMPLE, run_spamnb
 from spamnb.errors import ServerError
-from spamnb.server import HEADER, Client
-from spamnb.sources import MAX_MESSAGE_BYTES
+from spamnb.app.server import HEADER, Client
+from spamnb.mail.sources import MAX_MESSAGE_BYTES
 
 HAM_FILE = SAMPLE / "maildir" / "ham" / "cur" / "1739174744.M1P4101.sample:2,S"
 

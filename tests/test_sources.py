@@ -6,7 +6,7 @@ import pytest
 
 from conftest import run_spamnb
 from spamnb.errors import InputError
-from spamnb.sources import count_messages, looks_like_mail, read_messages
+from spamnb.mail.sources import count_messages, looks_like_mail, read_messages
 
 MSG = b"From: a@example.com\nSubject: %s\n\nbody %s\n"
 
@@ -86,7 +86,7 @@ def test_non_utf8_file_names_are_read_and_printable(tmp_path):
     (tmp_path / name).write_bytes(MSG % (b"x", b"y"))
     messages, _ = read(tmp_path)
     assert len(messages) == 1
-    from spamnb.sources import display
+    from spamnb.mail.sources import display
     assert display(messages[0].origin).endswith("caf\ufffd.eml")
 
 
@@ -118,7 +118,8 @@ def test_stdin_that_is_empty_or_closed_gives_a_clear_error(tmp_path, sample_mode
 def test_unreadable_files_are_skipped_and_reported_even_as_root(tmp_path, monkeypatch, capsys):
     # Root can read a mode-000 file, so the permission error is injected at
     # open(); the test above covers the real thing for other users.
-    from spamnb import cli, sources
+    from spamnb.app import cli
+    from spamnb.mail import sources
     for label in ("spam", "ham"):
         (tmp_path / label).mkdir()
         (tmp_path / label / "ok.eml").write_bytes(MSG % (label.encode(), b"words " + label.encode()))

@@ -2,9 +2,9 @@
 
 import pytest
 
-from spamnb import stopwords
-from spamnb.message import decode_message
-from spamnb.tokens import TokenizerOptions, message_tokens, text_tokens
+from spamnb.text import stopwords
+from spamnb.mail.message import decode_message
+from spamnb.text.tokens import TokenizerOptions, message_tokens, text_tokens
 
 DEFAULT = TokenizerOptions()
 NO_STOP = TokenizerOptions(stopwords=frozenset())
@@ -104,7 +104,7 @@ def test_variant_characters_fold_to_the_words_they_imitate():
 def test_url_host_is_urlsplits_hostname():
     from urllib.parse import urlsplit
 
-    from spamnb.tokens import url_host
+    from spamnb.text.tokens import url_host
 
     for url in ["http://[::1]:80/x", "http://[bad/x", "http://a.com", "//scheme.rel/x", "http:x.com",
                 "a:b://h", "http://u:p@h.com:8080/", "http://h.com%zone", "http://\x01h.com", "javascript:void(0)",
@@ -142,8 +142,8 @@ def test_message_id_keeps_its_domain_and_date_its_zone_and_shape():
 
 
 def test_our_own_status_header_is_never_read():
-    from spamnb.digest import STATUS_HEADER
-    from spamnb.tokens import OWN_STATUS_FIELD
+    from spamnb.mail.digest import STATUS_HEADER
+    from spamnb.text.tokens import OWN_STATUS_FIELD
 
     assert OWN_STATUS_FIELD == STATUS_HEADER.lower()
     raw = b"X-Spamnb-Status: spam, P(spam) 0.9990\nSubject: offer\n\nbody\n"

@@ -23,8 +23,8 @@ import pytest
 
 from conftest import SAMPLE, run_spamnb
 from spamnb.errors import ModelError
-from spamnb.modelfile import MAGIC, PREFIX
-from spamnb.scoring import block_crcs
+from spamnb.model.modelfile import MAGIC, PREFIX
+from spamnb.model.scoring import block_crcs
 
 SPAM_FILE = SAMPLE / "maildir" / "spam" / "new" / "1739205492.M2P4102.sample"
 TIME_LIMIT = 20.0
@@ -87,7 +87,7 @@ def put_scoring(meta, body, keys, weights, first=None) -> None:
 
 def message_token_indexes(model_path):
     """Indexes in the keys of the tokens the spam message is scored on."""
-    from spamnb.scorer import Scorer
+    from spamnb.model.scorer import Scorer
 
     scorer = Scorer.open(model_path)
     tokens = scorer.tokens(SPAM_FILE.read_bytes())
@@ -228,8 +228,8 @@ def test_hostile_header_values_are_refused_or_harmless_never_a_crash(tmp_path, s
     # a field cannot be negative): Scorer.open
     # and scoring (classify, filter), Model.load (learn, inspect) raise
     # ModelError or give exactly the honest score; nothing else escapes.
-    from spamnb.model import Model
-    from spamnb.scorer import Scorer
+    from spamnb.model.model import Model
+    from spamnb.model.scorer import Scorer
 
     raw = SPAM_FILE.read_bytes()
     expected = Scorer.open(sample_model).score_message(raw)
@@ -432,7 +432,7 @@ def test_a_settings_path_that_is_no_settings_file_is_refused_at_once(tmp_path, s
 
 def journal_record(text: bytes) -> bytes:
     """One journal record around a header text, its checksum right (journal.py's layout)."""
-    from spamnb.journal import COUNTS, MAGIC as JOURNAL_MAGIC, RECORD
+    from spamnb.model.journal import COUNTS, MAGIC as JOURNAL_MAGIC, RECORD
 
     payload = COUNTS.pack(len(text), 0, 0, 0) + text
     return RECORD.pack(JOURNAL_MAGIC, len(payload), zlib.crc32(payload)) + payload

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_spamnb
-from spamnb import variants
+from spamnb.text import variants
 from spamnb.errors import SpamnbError
-from spamnb.tokens import TokenizerOptions, text_tokens
+from spamnb.text.tokens import TokenizerOptions, text_tokens
 
 DEFAULT = TokenizerOptions()
 
@@ -123,9 +123,9 @@ def test_a_missing_table_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_english_mail_never_loads_the_table():
-    code = ("import sys; from spamnb.tokens import text_tokens, TokenizerOptions; "
+    code = ("import sys; from spamnb.text.tokens import text_tokens, TokenizerOptions; "
             "text_tokens('Free money, call now: 555-1234 www.example.com', TokenizerOptions()); "
-            "print('spamnb.variants' in sys.modules, 'opencc' in sys.modules)")
+            "print('spamnb.text.variants' in sys.modules, 'opencc' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False"]
 

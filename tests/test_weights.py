@@ -8,10 +8,10 @@ import scipy.sparse as sp
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 
 from conftest import retrained_raw_score
-from spamnb.counts import TokenCounts
-from spamnb.model import Model, TrainOptions
-from spamnb.tokens import TokenizerOptions
-from spamnb.weights import log_odds_weights
+from spamnb.model.counts import TokenCounts
+from spamnb.model.model import Model, TrainOptions
+from spamnb.text.tokens import TokenizerOptions
+from spamnb.model.weights import log_odds_weights
 
 rng = np.random.default_rng(20261121)
 
@@ -177,7 +177,7 @@ def test_weights_with_one_class_empty_say_nothing():
 
 
 def test_models_from_before_min_strength_weigh_every_token():
-    from spamnb.scorer import options_from_meta, options_to_meta
+    from spamnb.model.scorer import options_from_meta, options_to_meta
 
     meta = options_to_meta(TrainOptions(min_strength=1.5))
     assert options_from_meta(meta).min_strength == 1.5
@@ -194,7 +194,7 @@ def test_retrain_margin_counts_the_near_errors_once_more():
     -log √2 ≈ -0.347.  A margin of 0.5 counts [d a]'s occurrences once
     more; 0.6 also both spam's; 0.3 none.  Message and document counts stay
     counts of messages."""
-    from spamnb.training import fit_tokenized
+    from spamnb.learning.training import fit_tokenized
 
     documents = [["a", "b"], ["a", "c"], ["d", "e"], ["d", "a"]]
     labels = [1, 1, 0, 0]
@@ -217,7 +217,7 @@ def test_retrain_margin_counts_the_near_errors_once_more():
 
 
 def test_models_from_before_retrain_margin_counted_each_message_once():
-    from spamnb.scorer import options_from_meta, options_to_meta
+    from spamnb.model.scorer import options_from_meta, options_to_meta
 
     meta = options_to_meta(TrainOptions(retrain_margin=2.5))
     assert options_from_meta(meta).retrain_margin == 2.5
@@ -229,9 +229,9 @@ def test_held_out_scores_take_out_every_copy_of_a_twice_counted_message():
     """A near error counted twice (retrain_margin) is held out whole: its
     held-out score equals the score of a model trained without either copy."""
     from conftest import retrained_raw_score
-    from spamnb.counts import TokenCounts
-    from spamnb.model import held_out_raw_scores
-    from spamnb.training import count_occurrences_again
+    from spamnb.model.counts import TokenCounts
+    from spamnb.model.model import held_out_raw_scores
+    from spamnb.learning.training import count_occurrences_again
 
     tokens, X, y = random_corpus(120, 200)
     docs = [[tokens[j] for j in X[i].indices for _ in range(X[i, j])] for i in range(X.shape[0])]
