@@ -17,7 +17,7 @@ milliseconds; importing click and numpy would cost more than the learning.
 The fast path runs only where its result is the full CLI's: no config file
 and no SPAMNB_* setting other than SPAMNB_MODEL (either can change
 defaults, and the CLI's rules for them stay in one place), and no option
-other than those above.  tests/test_fastpath.py checks the outputs agree.
+other than those above.  tests/app/test_fastpath.py checks the outputs agree.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ keys is summed and handed on, and the consumed runs read on.  Memory is the
 budget plus k chunks, whatever the vocabulary.
 
 Counts are sums, so the result is the same however the messages were split
-into batches and runs, spilled or not: tests/test_scale.py checks a tiny
+into batches and runs, spilled or not: tests/learning/test_scale.py checks a tiny
 budget (dozens of spills) against the in-memory sum, count for count.
 """
 

@@ -7,7 +7,7 @@ own tokens (and the digests of messages learned), and appends one journal
 record (journal.py) with what changed.  The same decisions as
 training.learn are taken message by message (duplicates, relabelling,
 forgetting, train on error, the scores kept for refitting), so the counts
-are those a whole rewrite gives, count for count (tests/test_incremental.py).
+are those a whole rewrite gives, count for count (tests/learning/test_incremental.py).
 One difference, on purpose: within one run of several messages, each is
 scored (for --on-error, and for the score kept for refitting) by the model
 with the run's earlier messages already in it, as if they had come one
@@ -42,7 +42,7 @@ COMPACT_BYTES = 512 << 10
 HAM, SPAM = 0, 1
 LABELS = ("ham", "spam")
 RECENT_MINIMUM = 10
-"""As model.RECENT_MINIMUM (tests/test_incremental.py checks): scores of each class
+"""As model.RECENT_MINIMUM (tests/learning/test_incremental.py checks): scores of each class
 on record before a model learned from nothing is first calibrated."""
 
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from . import mime
+from .addresses import parse_addresses
 from .charsets import decode_text
 
 # Bounds that keep a hostile message from costing unbounded time: parts past
@@ -296,4 +297,4 @@ def decode_addresses(value, limit: int | None = None) -> list[tuple[str, str]]:
         # them: a display name goes back to its bytes in decode_header_value.
         value = value.decode("ascii", "surrogateescape")
     return [(decode_header_value(name) if name else "", address)
-            for name, address in mime.parse_addresses(str(value), limit)]
+            for name, address in parse_addresses(str(value), limit)]

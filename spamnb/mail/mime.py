@@ -1,5 +1,5 @@
 """A small MIME reader over raw bytes: header blocks, parameters, multipart
-splitting, transfer decoding and address lists.
+splitting and transfer decoding (address lists: addresses.py).
 
 It started as a reading of mail the way the email package's default
 (compat32) parser reads it, which the decoder used before
@@ -178,7 +178,8 @@ def _unquote(value: str) -> str:
     return value
 
 
-def _quote(value: str) -> str:
+def quote(value: str) -> str:
+    """`value` escaped for the inside of a quoted string (parameters here, display names in addresses.py)."""
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
@@ -250,7 +251,7 @@ def params(value: bytes | None) -> list[tuple[str, object]]:
             key, number = found.group("name", "num")
             extended_params.setdefault(key, []).append((-1 if number is None else int(number), val, encoded))
         else:
-            out.append((key, '"%s"' % _quote(val)))
+            out.append((key, '"%s"' % quote(val)))
     for key, pieces in extended_params.items():
         pieces.sort()
         joined = []
@@ -262,7 +263,7 @@ def params(value: bytes | None) -> list[tuple[str, object]]:
                 piece = unquote(piece, encoding="latin-1")  # %XX → one character per octet
                 extended = True
             joined.append(piece)
-        text = _quote("".join(joined))
+        text = quote("".join(joined))
         if extended:
             split = text.split("'", 2)
             charset, language, text = split if len(split) == 3 else (None, None, text)
@@ -592,230 +593,3 @@ def _walk(data, top_fields, top_body, top_pushback, max_parts, max_depth):
             continue
         if depth < max_depth:
             stack.extend(reversed(children))
-
-
-# --- address lists ---
-
-_SPECIALS = '()<>@,:;."[]'
-_ATOM = re.compile(r'[^()<>@,:;."\[\] \t\r\n]*')
-_PHRASE_ATOM = re.compile(r'[^()<>@,:;"\[\] \t\r\n]*')
-
-
-def parse_addresses(value: str, limit: int | None = None) -> list[tuple[str, str]]:
-    """(display name, address) pairs of an address field's raw value.
-
-    Reads quoted names ("Smith, John" <j@x>), comments ((John) j@x, whose
-    text becomes the name), <address> forms, bare addresses, groups
-    (undisclosed-recipients:;) and route addresses as email.utils.getaddresses
-    does; garbage gives ("", "") entries, never an exception.  With `limit`,
-    at most about that many entries are read, and the text after them is not.
-    """
-    try:
-        return _AddressParser(value).addresses(limit)
-    except RecursionError:  # groups nested thousands deep
-        return []
-
-
-class _AddressParser:
-    # A port of the email package's _parseaddr.AddrlistClass, state for state,
-    # so addresses come out as before; atoms are read with a regex.
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.limit: int | None = None  # entries read at most (a group's members included)
-        self.pos = 0
-        self.comments: list[str] = []
-
-    def addresses(self, limit: int | None = None) -> list[tuple[str, str]]:
-        self.limit = limit
-        result: list[tuple[str, str]] = []
-        while self.pos < len(self.text) and (limit is None or len(result) < limit):
-            found = self.address()
-            result += found if found else [("", "")]
-        return result
-
-    def skip(self) -> str:
-        """Skip blanks and line ends, collecting comments; the blanks skipped."""
-        text = self.text
-        if self.pos >= len(text) or text[self.pos] not in " \t\r\n(":
-            return ""  # most calls: nothing to skip
-        blanks = []
-        while self.pos < len(text):
-            char = text[self.pos]
-            if char in " \t\r\n":
-                if char in " \t":
-                    blanks.append(char)
-                self.pos += 1
-            elif char == "(":
-                self.comments.append(self.delimited("(", ")\r", True))
-            else:
-                break
-        return "".join(blanks)
-
-    def address(self) -> list[tuple[str, str]]:
-        text = self.text
-        self.comments = []
-        self.skip()
-        old_pos, old_comments = self.pos, self.comments
-        phrases = self.phrases()
-        self.skip()
-        out: list[tuple[str, str]] = []
-        if self.pos >= len(text):
-            if phrases:
-                out = [(" ".join(self.comments), phrases[0])]
-        elif text[self.pos] in ".@":
-            self.pos, self.comments = old_pos, old_comments
-            spec = self.addr_spec()
-            out = [(" ".join(self.comments), spec)]
-        elif text[self.pos] == ":":  # a group: its members, up to ";"
-            self.pos += 1
-            while self.pos < len(text) and (self.limit is None or len(out) < self.limit):
-                self.skip()
-                if self.pos < len(text) and text[self.pos] == ";":
-                    self.pos += 1
-                    break
-                out.extend(self.address())  # not out + ...: a group of 100,000 members
-        elif text[self.pos] == "<":
-            route = self.route_addr()
-            name = " ".join(phrases)
-            out = [(name + " (" + " ".join(self.comments) + ")" if self.comments else name, route)]
-        else:
-            if phrases:
-                out = [(" ".join(self.comments), phrases[0])]
-            elif text[self.pos] in _SPECIALS:
-                self.pos += 1
-        self.skip()
-        if self.pos < len(text) and text[self.pos] == ",":
-            self.pos += 1
-        return out
-
-    def route_addr(self) -> str:
-        text = self.text
-        expect_route = False
-        self.pos += 1
-        self.skip()
-        spec = ""
-        while self.pos < len(text):
-            if expect_route:
-                self.domain()
-                expect_route = False
-            elif text[self.pos] == ">":
-                self.pos += 1
-                break
-            elif text[self.pos] == "@":
-                self.pos += 1
-                expect_route = True
-            elif text[self.pos] == ":":
-                self.pos += 1
-            else:
-                spec = self.addr_spec()
-                self.pos += 1
-                break
-            self.skip()
-        return spec
-
-    def addr_spec(self) -> str:
-        text = self.text
-        pieces: list[str] = []
-        self.skip()
-        while self.pos < len(text):
-            keep_blanks = True
-            char = text[self.pos]
-            if char == ".":
-                if pieces and not pieces[-1].strip():
-                    pieces.pop()
-                pieces.append(".")
-                self.pos += 1
-                keep_blanks = False
-            elif char == '"':
-                pieces.append('"%s"' % _quote(self.delimited('"', '"\r', False)))
-            elif char in _SPECIALS or char in " \t\r\n":
-                if pieces and not pieces[-1].strip():
-                    pieces.pop()
-                break
-            else:
-                pieces.append(self.atom(_ATOM))
-            blanks = self.skip()
-            if keep_blanks and blanks:
-                pieces.append(blanks)
-        if self.pos >= len(text) or text[self.pos] != "@":
-            return "".join(pieces)
-        pieces.append("@")
-        self.pos += 1
-        self.skip()
-        domain = self.domain()
-        return "".join(pieces) + domain if domain else ""
-
-    def domain(self) -> str:
-        text = self.text
-        pieces = []
-        while self.pos < len(text):
-            char = text[self.pos]
-            if char in " \t":
-                self.pos += 1
-            elif char == "(":
-                self.comments.append(self.delimited("(", ")\r", True))
-            elif char == "[":
-                pieces.append("[%s]" % self.delimited("[", "]\r", False))
-            elif char == ".":
-                self.pos += 1
-                pieces.append(".")
-            elif char == "@":
-                return ""
-            elif char in _SPECIALS or char in "\r\n":
-                break
-            else:
-                pieces.append(self.atom(_ATOM))
-        return "".join(pieces)
-
-    def delimited(self, begin: str, ends: str, comments: bool) -> str:
-        """A quoted string, comment or domain literal, without its delimiters.
-        Comments nest (and their text is kept); a backslash quotes the next
-        character."""
-        text = self.text
-        if text[self.pos] != begin:
-            return ""
-        out = []
-        depth = 1
-        quoted = False
-        self.pos += 1
-        while self.pos < len(text):
-            char = text[self.pos]
-            self.pos += 1
-            if quoted:
-                out.append(char)
-                quoted = False
-            elif char in ends:
-                depth -= 1
-                if not depth:
-                    break
-            elif comments and char == "(":
-                depth += 1
-            elif char == "\\":
-                quoted = True
-            else:
-                out.append(char)
-        return "".join(out)
-
-    def atom(self, pattern) -> str:
-        end = pattern.match(self.text, self.pos).end()
-        atom = self.text[self.pos:end]
-        self.pos = end
-        return atom
-
-    def phrases(self) -> list[str]:
-        text = self.text
-        out = []
-        while self.pos < len(text):
-            char = text[self.pos]
-            if char in " \t\r\n":
-                self.pos += 1
-            elif char == '"':
-                out.append(self.delimited('"', '"\r', False))
-            elif char == "(":
-                self.comments.append(self.delimited("(", ")\r", True))
-            elif char in '()<>@,:;"[]':
-                break
-            else:
-                out.append(self.atom(_PHRASE_ATOM))
-        return out

@@ -181,7 +181,7 @@ def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray],
     vocabulary size V and message counts.  Only the block's own tokens
     change when it is taken out, so these are the same numbers: the
     totals lose what the block held, and V loses the tokens only the block
-    had (tests/test_scale.py checks it against held_out_raw_scores).
+    had (tests/learning/test_scale.py checks it against held_out_raw_scores).
     `copies`: how many times each message was counted (held_out_raw_scores)."""
     bags = [distinct_keys(keys) for keys in documents]
     wanted = np.concatenate([distinct for distinct, _ in bags]) if bags else np.zeros(0, dtype=np.uint64)

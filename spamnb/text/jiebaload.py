@@ -174,7 +174,7 @@ def bulk_cutter():
     then cuts ~11 times faster (bench/zh_segment.py --speed --rjieba); so
     it serves bulk runs, where LazyTokenizer would switch to the whole
     dictionary.  Same words as jieba on every Han run of the three shared
-    corpora (bench/zh_segment.py --rjieba; tests/test_chinese.py)."""
+    corpora (bench/zh_segment.py --rjieba; tests/text/test_chinese.py)."""
     try:
         import rjieba
     except ImportError:

@@ -234,7 +234,7 @@ def normalise(text: str, budget: "Budget | None" = None) -> str:
 
 
 # Characters whose NFKC form is 4 or more characters long (Unicode 14,
-# checked against unicodedata by tests/test_scaling.py).
+# checked against unicodedata by tests/system/test_scaling.py).
 _EXPANDER = re.compile(
     r"[\u2057\u2152\u2167\u2177\u247d-\u2487\u2a0c\u321d-\u321e\u3300-\u3302\u3304"
     r"\u3307-\u3308\u330c-\u330d\u3312-\u3313\u3315-\u3317\u3319-\u331b\u331f-\u3321"
@@ -243,7 +243,7 @@ _EXPANDER = re.compile(
     r"\ufdfa-\ufdfc]")
 # A character whose decomposition can start with a combining mark is at or
 # above U+0300 and neither a word character nor a space, but for the two
-# half-width kana voicing marks (checked by tests/test_scaling.py).  Runs of
+# half-width kana voicing marks (checked by tests/system/test_scaling.py).  Runs of
 # at least MAX_MARKS - 4 such characters are looked at one by one.
 MAX_MARKS = 30
 _MARK_CANDIDATES = re.compile(r"(?:[^\x00-\u02ff\w\s]|[\uff9e\uff9f]){%d,}" % (MAX_MARKS - 4))

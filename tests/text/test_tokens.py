@@ -4,7 +4,7 @@ import pytest
 
 from spamnb.text import stopwords
 from spamnb.mail.message import decode_message
-from spamnb.text.tokens import TokenizerOptions, message_tokens, text_tokens
+from spamnb.text.tokens import TokenizerOptions, message_tokens, text_tokens, url_tokens
 
 DEFAULT = TokenizerOptions()
 NO_STOP = TokenizerOptions(stopwords=frozenset())
@@ -149,3 +149,12 @@ def test_our_own_status_header_is_never_read():
     raw = b"X-Spamnb-Status: spam, P(spam) 0.9990\nSubject: offer\n\nbody\n"
     tokens = message_tokens(decode_message(raw), TokenizerOptions(headers=("*",), stopwords=frozenset()))
     assert not any(t.startswith("x-spamnb-status") for t in tokens) and "subject:offer" in tokens
+
+
+def test_url_tokens_of_links_in_text_hosts_addresses_and_mailto():
+    options = TokenizerOptions(stopwords=frozenset())
+    assert "url:a.example.com" in text_tokens("访问http://a.example.com，联系", options)
+    assert url_tokens("http://www.shop.example.com.cn/x") == ["url:www.shop.example.com.cn", "url:example.com.cn"]
+    assert url_tokens("http://1.2.3.4/x") == ["url:1.2.3.4"]
+    assert url_tokens("mailto:Sales@Deals.example?subject=x") == ["email:addr:sales@deals.example",
+                                                                  "email:domain:deals.example"]

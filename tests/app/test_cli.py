@@ -214,3 +214,45 @@ def test_progress_bar_shows_on_a_terminal_and_not_with_quiet(tmp_path):
 
     assert "reading and counting" in stderr_on_terminal()
     assert "reading and counting" not in stderr_on_terminal("-q")
+
+
+def test_inspect_survives_tokens_that_look_like_rich_markup(tmp_path):
+    (tmp_path / "spam").mkdir()
+    (tmp_path / "ham").mkdir()
+    attachment = (b"Subject: x\nContent-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\n"
+                  b"buy now\n--B\nContent-Type: application/octet-stream; name=\"a.[/red]\"\n\nxx\n--B--\n")
+    for i in range(3):
+        (tmp_path / "spam" / f"{i}.eml").write_bytes(attachment)
+        (tmp_path / "ham" / f"{i}.eml").write_bytes(b"Subject: lunch\n\nsee you at noon\n")
+    model = tmp_path / "m[/b].spamnb"
+    assert run_spamnb("train", tmp_path, "--model", model, "-q").returncode == 0
+    for args in (("--word", "attach:ext:[/red]"), ("--top", "50")):
+        result = run_spamnb("inspect", "--model", model, *args)
+        assert result.returncode == 0, result.stderr
+        assert "[/red]" in result.stdout.decode()
+
+
+def test_classify_exit_statuses_for_empty_and_mixed_inputs(tmp_path, sample_model):
+    empty_dir = tmp_path / "empty"
+    empty_dir.mkdir()
+    result = run_spamnb("classify", "--model", sample_model, empty_dir)
+    assert result.returncode == 4 and b"no messages found" in result.stderr
+    assert run_spamnb("classify", "--model", sample_model, "--exit-code", empty_dir).returncode == 4
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    (mixed / "empty.eml").write_bytes(b"")
+    (mixed / "spam.eml").write_bytes((MAIL / "spam" / "zh-plain-gb2312-b64-024.eml").read_bytes())
+    verdict = run_spamnb("classify", "--model", sample_model, "--exit-code", mixed)
+    assert verdict.returncode == 0 and b"empty file" in verdict.stderr  # the verdict wins, the problem is told
+    assert run_spamnb("classify", "--model", sample_model, mixed).returncode == 4
+
+
+def test_absurd_alpha_is_a_usage_error():
+    for alpha in ("inf", "nan", "0", "-1"):
+        result = run_spamnb("train", MAIL, "--alpha", alpha, "--model", "/tmp/never-written.spamnb")
+        assert result.returncode == 64, (alpha, result.stderr)
+
+
+def test_same_source_as_spam_and_ham_is_refused():
+    result = run_spamnb("train", "--spam", MAIL / "spam", "--ham", MAIL / "spam")
+    assert result.returncode == 64 and b"both spam and ham" in result.stderr

@@ -173,3 +173,22 @@ def test_iso_2022_jp_is_read_as_clients_read_it():
     broken = "出会い".encode("iso2022_jp") + b"\x1b$B\x7f\x7f\x1b(B" + "広場".encode("iso2022_jp")
     decoded = decode_message(body_message(broken, charset="ISO-2022-JP")).texts[0]
     assert decoded.startswith("出会い") and decoded.endswith("広場") and "$B" not in decoded
+
+
+def test_adjacent_encoded_words_join_split_characters():
+    raw = "发票".encode()
+    first, second = base64.b64encode(raw[:2]).decode(), base64.b64encode(raw[2:]).decode()
+    assert decode_header_value(f"=?utf-8?B?{first}?= =?utf-8?B?{second}?=") == "发票"
+
+
+@pytest.mark.parametrize("charset", ["idna", "punycode", "undefined", "base64"])
+def test_non_text_codecs_named_as_charsets_fall_back(charset):
+    raw = (b"Subject: s\nContent-Type: text/plain; charset=" + charset.encode() + b"\n\n" +
+           "正规发票".encode("gb2312"))
+    decoded = decode_message(raw)
+    assert not decoded.parse_failed and "正规发票" in decoded.texts[0]
+
+
+def test_big5_with_ascii_second_bytes_is_sniffed():
+    text = "發票優惠，歡迎來電洽詢。我們的服務品質一流"
+    assert decode_text(text.encode("big5")) == text

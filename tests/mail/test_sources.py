@@ -4,10 +4,11 @@ import os
 
 import pytest
 
-from conftest import run_spamnb
+from conftest import SAMPLE, run_spamnb
 from spamnb.errors import InputError
 from spamnb.mail.sources import count_messages, looks_like_mail, read_messages
 
+MAIL = SAMPLE / "mail"
 MSG = b"From: a@example.com\nSubject: %s\n\nbody %s\n"
 
 
@@ -179,3 +180,9 @@ def test_maildir_root_files_are_not_mail(tmp_path):
     messages, skipped = read(tmp_path)
     assert [os.path.basename(m.origin) for m in messages] == ["1.M1:2,S"] and skipped == []
     assert count_messages(str(tmp_path)) == 1
+
+
+def test_stdin_named_twice_is_read_once(sample_model):
+    result = run_spamnb("classify", "--model", sample_model, "--format", "jsonl", "-", "-",
+                        input=(MAIL / "ham" / next(iter(sorted(os.listdir(MAIL / "ham"))))).read_bytes())
+    assert result.returncode == 0 and len(result.stdout.splitlines()) == 1

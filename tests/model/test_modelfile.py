@@ -1,21 +1,25 @@
 """The model file: round trip, atomic replacement, and refusal of damaged files."""
 
+import json
 import os
 import struct
 import time
+import zlib
 
 import numpy as np
 import pytest
 
-from conftest import run_spamnb
+from conftest import SAMPLE, run_spamnb
 from spamnb.model import modelfile
 from spamnb.model.counts import TokenCounts
 from spamnb.errors import ModelError
 from spamnb.model.model import Model, TrainOptions
-from spamnb.model.modelfile import PREFIX, read_model
+from spamnb.model.modelfile import MAGIC, PREFIX, read_model
 from spamnb.model.scorer import Scorer
 from spamnb.model.scoring import Cutoffs, WeightTable, block_crcs, token_key
 from spamnb.text.tokens import TokenizerOptions
+
+MAIL = SAMPLE / "mail"
 
 
 def small_model(extra_token="viagra"):
@@ -200,3 +204,47 @@ def test_writing_sweeps_temporary_files_that_killed_writers_left(tmp_path):
     assert fresh.exists()  # perhaps a writer at work right now
     assert other.exists()  # another model's
     assert Model.load(path).lookup("cheap") is not None
+
+
+def test_unwritable_model_location_fails_before_training_with_a_model_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for target in (blocker / "model.spamnb", f"{tmp_path}/newdir/", tmp_path):
+        result = run_spamnb("train", MAIL, "--model", target)
+        assert result.returncode in (3, 64), (target, result.stderr)
+        assert b"Traceback" not in result.stderr and b"internal error" not in result.stderr
+        assert b"trained on" not in result.stdout  # refused before the work, not after
+
+
+def test_symlinked_model_is_replaced_at_its_target(tmp_path):
+    target = tmp_path / "real.spamnb"
+    link = tmp_path / "link.spamnb"
+    link.symlink_to(target)
+    assert run_spamnb("train", MAIL, "--model", link, "-q").returncode == 0
+    assert link.is_symlink() and target.is_file()
+
+
+def rewrite_meta(path, change):
+    data = path.read_bytes()
+    _, version, flags, meta_length, _, body_crc = PREFIX.unpack_from(data)
+    meta = json.loads(data[PREFIX.size:PREFIX.size + meta_length])
+    change(meta)
+    meta_bytes = json.dumps(meta).encode()
+    meta_bytes += b" " * (-(PREFIX.size + len(meta_bytes)) % 8)
+    body = data[PREFIX.size + meta_length:]
+    path.write_bytes(PREFIX.pack(MAGIC, version, flags, len(meta_bytes), zlib.crc32(meta_bytes), body_crc)
+                     + meta_bytes + body)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda m: m.update(block_size=0), "block size"),  # caught with the section table now
+    (lambda m: m["sections"]["weights"].update(shape=[1], length=8), "section"),
+    (lambda m: m.update(tokenizer_version=0), "tokenizer version"),
+])
+def test_consistent_checksums_but_inconsistent_contents_are_refused(tmp_path, sample_model, change, message):
+    bad = tmp_path / "bad.spamnb"
+    bad.write_bytes(sample_model.read_bytes())
+    rewrite_meta(bad, change)
+    result = run_spamnb("inspect", "--model", bad)
+    assert result.returncode == 3, result.stderr
+    assert message in result.stderr.decode() and b"Traceback" not in result.stderr
