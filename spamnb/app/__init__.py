@@ -9,8 +9,10 @@ classify, filtering and deadline are the mail path; server, daemon and spamd
 are `spamnb serve`; evaluation, metrics and plots are `spamnb evaluate`;
 render prints results; config and paths read settings and the default model.
 
-The top layer: nothing in spamnb imports it but spamnb.__main__.  Only here
-may click and rich be imported (rich also lazily in spamnb.progress).
+Never imports: nothing is above it (it may import every layer); what it
+must keep is the other direction: nothing in spamnb imports it but
+spamnb.__main__, and only here are click and rich imported (rich also,
+deferred, by spamnb.progress's TerminalPhases, which only this layer builds).
 
 This file imports nothing: the fast path pays only for the modules it uses.
 """
