@@ -54,7 +54,10 @@ test: $(VENV)/.installed-test
 	    >/dev/null 2>&1; } || true
 	$(BIN)/ruff check spamnb
 	$(BIN)/mypy spamnb
-	$(BIN)/python -m pytest -q
+	@# Two phases: everything else on both cores, then the tests that compare
+	@# CPU timings (pytest mark `timing`) alone, so no other test is billed to them.
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not timing"
+	$(BIN)/python -m pytest -q -p no:xdist -m timing
 
 # 34,000 generated inputs for each of the three properties: 102,000 in all; then
 # 10,000 searched for the most time per byte, the slowest written to

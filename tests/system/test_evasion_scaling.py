@@ -27,12 +27,14 @@ EVASION_SHAPES = {
 }
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("shape", list(EVASION_SHAPES))
 def test_evasion_rules_are_linear(shape):
     make, n = EVASION_SHAPES[shape]
     assert_linear(decode_and_tokenize, make, n)
 
 
+@pytest.mark.timing
 def test_unfolding_parameters_is_linear():
     # The header bytes bound keeps a whole message's field short: the parameter reader alone.
     assert_linear(mime.params, lambda n: b"text/plain; a=\r\n " + b"b\r\n " * n + b"; c=d", 1000000)
