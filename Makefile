@@ -63,10 +63,10 @@ test: $(VENV)/.installed-test
 # 10,000 searched for the most time per byte, the slowest written to
 # .fuzz-time-per-byte.json (RELIABILITY.md).
 fuzz: $(VENV)/.installed-test
-	SPAMNB_FUZZ_EXAMPLES=34000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_properties.py \
+	SPAMNB_FUZZ_EXAMPLES=34000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/system/test_properties.py \
 	  -k "not time_per_byte"
 	SPAMNB_FUZZ_SLOW_EXAMPLES=10000 SPAMNB_FUZZ_REPORT=.fuzz-time-per-byte.json \
-	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_properties.py -k time_per_byte
+	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/system/test_properties.py -k time_per_byte
 	@cat .fuzz-time-per-byte.json; echo
 
 bench: $(VENV)/.installed-test
