@@ -128,3 +128,63 @@ def online(job: OnlineJob, extra: list[str]) -> Outcome:
     notes.append(settings_note(model))
     total = classify_seconds + learn_seconds
     return Outcome(scores, verdicts, {"classify": classify_seconds, "learn": learn_seconds, "total": total}, notes)
+
+
+def online_served(job: OnlineJob, extra: list[str]) -> Outcome:
+    """The online protocol through the command line with a resident server:
+    `spamnb serve` started on a model file that does not exist yet, then per
+    message `spamnb classify --server S --format jsonl -` and `spamnb learn
+    --server S --spam|--ham -`, the message on standard input (as a mail
+    flow pipes it).  The server creates the model at the first learn with
+    the default options, so neither `extra` nor content headers can be given."""
+    if extra or job.content_headers:
+        raise ValueError("the served online protocol runs with the default options only "
+                         "(the server creates the model at the first learn)")
+    model, socket_path, log_path = job.root / "served.spamnb", job.root / "serve.sock", job.root / "serve.log"
+    with open(log_path, "wb") as log:
+        server = subprocess.Popen(command() + ["serve", "--model", str(model), "--socket", str(socket_path)],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        deadline = time.monotonic() + 120
+        while "serving " not in log_path.read_text(errors="replace"):
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"spamnb serve did not start: {log_path.read_text(errors='replace')[-300:]}")
+            time.sleep(0.05)
+        scores, verdicts = [], []
+        problems: dict[str, int] = {}
+        classify_seconds = learn_seconds = 0.0
+        started = time.perf_counter()
+        for number, item in enumerate(job.stream, 1):
+            raw = item.path.read_bytes()
+            began = time.perf_counter()
+            done = subprocess.run(command() + ["classify", "--server", str(socket_path), "--format", "jsonl", "-"],
+                                  input=raw, capture_output=True)
+            classify_seconds += time.perf_counter() - began
+            record = json.loads(done.stdout.splitlines()[-1]) if done.stdout.strip() else None
+            scores.append(None if record is None else record["log_odds"])
+            verdicts.append("unsure" if record is None else record["label"])
+            if record is None:
+                reason = f"unscored, classify said: {done.stderr.decode(errors='replace').strip()[-160:]}"
+                problems[reason] = problems.get(reason, 0) + 1
+            began = time.perf_counter()
+            learned = subprocess.run(command() + ["learn", "--server", str(socket_path),
+                                                  "--spam" if item.label else "--ham", "-"],
+                                     input=raw, capture_output=True, text=False)
+            learn_seconds += time.perf_counter() - began
+            if learned.returncode != 0:
+                raise RuntimeError(f"learn of message {number} exited {learned.returncode}: "
+                                   f"{learned.stderr.decode(errors='replace').strip()[-300:]}")
+            for what in ("already learned", "learned with the other label"):
+                if what.encode() in learned.stdout:
+                    problems[f"learn said {what}"] = problems.get(f"learn said {what}", 0) + 1
+            job.progress("spamnb served", number, started)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    notes = [f"{count:,} message{'' if count == 1 else 's'}: {what}" for what, count in problems.items()]
+    reloads = log_path.read_text(errors="replace").count("reloaded ")
+    notes.append(f"classify {classify_seconds:.0f} s, learn {learn_seconds:.0f} s in all; the server loaded the "
+                 f"model whole {reloads} times (model file {model.stat().st_size / 1e6:.1f} MB at the end)")
+    notes.append(settings_note(model))
+    total = classify_seconds + learn_seconds
+    return Outcome(scores, verdicts, {"classify": classify_seconds, "learn": learn_seconds, "total": total}, notes)

@@ -564,8 +564,10 @@ class Daemon:
         if len(inbox) < HEADER.size:
             return
         (size,) = HEADER.unpack_from(inbox)
+        # A learn request holds its first line (label and flags) before the message.
+        limit = self.max_bytes + (MAX_LEARN_LINE + 1 if size & LEARN_BIT else 0)
         size &= ~LEARN_BIT
-        if size > self.max_bytes + MAX_LEARN_LINE:
+        if size > limit:
             self._queue_reply(connection, _error(f"a request of {size:,} bytes is over the limit of "
                                                  f"{self.max_bytes:,} (is this a spamnb client?)"))
             connection.closing = True
@@ -1169,6 +1171,7 @@ class ModelHolder:
         if self.signature[0] == "unusable":
             raise OptionError(f"the model {path} {self.signature[1]}")
         self.model = self._load(path)  # at start-up a bad model is the caller's error
+        self._serve_copy()
 
     def _signature(self):
         import stat
@@ -1202,7 +1205,6 @@ class ModelHolder:
                 self.signature = signature
                 return False
         except Exception as error:  # noqa: BLE001 -- a journal that does not add up: a whole load judges it
-            self._journal = None
             if not quiet:
                 log(f"reading the new journal records of {self.path} failed ({error}); loading it whole")
         try:
@@ -1212,49 +1214,63 @@ class ModelHolder:
                 log(f"reload of {self.path} failed ({error}); still serving the one loaded before")
             return False
         self.model, self.signature, self._journal = model, signature, None
+        self._serve_copy()
         if not quiet:
             log(f"reloaded {self.path}")
         return True
 
+    def _serve_copy(self) -> None:
+        """Once Model.load has judged the file: score as `classify` scores it
+        (Scorer.open: the base's weights, moved by the journal), from a copy
+        read whole into memory (a long-lived reader must not see, or die of,
+        a file rewritten in place), so that journal appends are caught up by
+        reading only the new records (_catch_up).  A model whose learns
+        rewrite it whole keeps the Model loaded."""
+        from ..files import open_regular
+        from ..model.journal import read_records
+        from ..model.modelfile import parse_model
+        from ..model.scorer import Scorer, journal_scoring
+
+        if not journal_scoring(self.model.options):
+            return
+        try:
+            with open_regular(self.path) as handle:
+                info = os.fstat(handle.fileno())
+                if (info.st_dev, info.st_ino) != self.signature[:2]:
+                    return  # replaced since: the next refresh loads the new one
+                data = handle.read(info.st_size + self.MAX_CATCH_UP)
+            model_file = parse_model(self.path, data)
+            model_file.verify()
+            scorer = Scorer.open(self.path, model_file)
+            if type(scorer) is not Scorer:
+                return  # a journal only a whole load folds in
+            body_end = len(data) - model_file.journal_bytes
+            _, used = read_records(memoryview(data)[body_end:])
+        except Exception as error:  # noqa: BLE001 -- the Model loaded still serves
+            log(f"cannot keep a copy of {self.path} to catch up with learns ({error}); "
+                "every learn loads it whole")
+            return
+        self.model, self._journal = scorer, (model_file, body_end + used)
+
     def _catch_up(self, signature) -> bool:
         """Score with the journal records appended since the last look, if the
-        file is the same one (inode, header) and only grew; False otherwise.
-
-        The first time, the file is read whole into memory (a copy: a
-        long-lived reader must not see, or die of, a file rewritten in place),
-        checked against its checksums and opened as `classify` opens it
-        (Scorer.open: the base's weights, moved by the journal); after that
-        only the bytes past the last whole record are read."""
+        file is the same one (inode, header) and only grew; False otherwise."""
+        from ..files import open_regular
         from ..model.journal import read_records
-        from ..model.modelfile import PREFIX, parse_model
-        from ..model.scorer import LiveTable, Scorer, journal_scoring
+        from ..model.modelfile import PREFIX
+        from ..model.scorer import LiveTable
 
         previous = self.signature
-        if signature[0] == "missing" or previous[:2] != signature[:2] or signature[3] < previous[3]:
+        if self._journal is None or previous[:2] != signature[:2] or signature[3] < previous[3] \
+                or signature[3] - previous[3] > self.MAX_CATCH_UP:
             return False
-        options = self.model.options
-        if not journal_scoring(options) or signature[3] - previous[3] > self.MAX_CATCH_UP:
-            return False
-        from ..files import open_regular
-
+        model_file, end = self._journal
         with open_regular(self.path) as handle:
             info = os.fstat(handle.fileno())
             if (info.st_dev, info.st_ino) != signature[:2]:
                 return False
-            if self._journal is None:
-                data = handle.read(self.MAX_CATCH_UP + info.st_size)
-                model_file = parse_model(self.path, data)
-                model_file.verify()
-                scorer = Scorer.open(self.path, model_file)
-                if type(scorer) is not Scorer:
-                    return False  # a journal only a whole load folds in
-                _, used = read_records(memoryview(data)[len(data) - model_file.journal_bytes:])
-                self._journal = (model_file, len(data) - model_file.journal_bytes + used)
-                self.model = scorer
-                return True
-            model_file, end = self._journal
             if os.pread(handle.fileno(), PREFIX.size, 0) != bytes(model_file.data[:PREFIX.size]):
-                return False  # another file written over this one in place: its checksums differ
+                return False  # another model written over this one in place: its checksums differ
             tail = os.pread(handle.fileno(), max(0, info.st_size - end), end)
         records, used = read_records(tail)
         if records:
@@ -1263,8 +1279,8 @@ class ModelHolder:
             scorer = self.model
             if isinstance(scorer._table, LiveTable):
                 scorer._table.refresh()
-            else:  # the first record of a journal: weights from counts from now on, as Scorer.open does
-                scorer._table = LiveTable(scorer.table, model_file, state, options, model_file.meta)
+            else:  # the journal's first record: weights from counts from now on, as Scorer.open does
+                scorer._table = LiveTable(scorer.table, model_file, state, scorer.options, model_file.meta)
             scorer.bias = scorer._table.bias
             self._journal = (model_file, end + used)
         return True

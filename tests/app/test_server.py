@@ -252,7 +252,7 @@ def test_reloads_after_learn_and_keeps_the_old_model_when_the_new_is_broken(tmp_
             expected = json.loads(local.stdout)
             assert {k: after[k] for k in expected if k != "path"} == {k: v for k, v in expected.items()
                                                                       if k != "path"}
-            running.wait_for_log("reloaded")
+            assert "reloaded" not in running.log()  # a journal append is caught up, not loaded whole
 
             good = model.read_bytes()
             broken = tmp_path / "broken"
@@ -267,7 +267,7 @@ def test_reloads_after_learn_and_keeps_the_old_model_when_the_new_is_broken(tmp_
             broken.write_bytes(good)
             os.replace(broken, model)
             running.process.send_signal(signal.SIGHUP)
-            running.wait_for_log("reloaded", count=2)
+            running.wait_for_log("reloaded")
             assert client.score(ham) == after
     finally:
         assert running.stop() == 0

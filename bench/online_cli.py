@@ -1,0 +1,77 @@
+"""The TREC online protocol through the command line, timed (issue 13, point 4).
+
+TREC immediate feedback from an empty model, as bench/compare.py's online
+rows run it: each message of the stream in order is scored, then learned
+with its label.  Two ways to run it through the CLI:
+
+  served   `spamnb serve` on a model file that does not exist yet; per
+           message `spamnb classify --server S --format jsonl -` and
+           `spamnb learn --server S --spam|--ham -` (bench/tool_spamnb.py's
+           online_served): two thin client processes a message, the model
+           kept loaded.
+  local    per message `spamnb classify --model M FILE` and `spamnb learn
+           --model M FILE` (tool_spamnb.online, compare.py's online rows):
+           two processes a message that each open the model.
+
+Reports wall time, ms a message (classify, learn), the time the whole
+stream would take at that rate, and 1-ROCA % (unscored messages at the
+neutral log-odds 0).  Run under `nice -n 10` on a shared machine; the target
+is the whole of trec06p (20,000 messages) in under 15 minutes.
+
+    nice -n 10 .venv/bin/python bench/online_cli.py [--limit N] [--mode served|local ...] [--corpus NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpora  # noqa: E402
+import tool_spamnb  # noqa: E402
+from compare import lay_out_online  # noqa: E402
+
+from spamnb.app.metrics import one_minus_roca_percent  # noqa: E402
+
+TARGET_MINUTES = 15.0
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", default="trec06p", choices=["trec06p", "spamassassin"])
+    parser.add_argument("--limit", type=int, default=None, metavar="N", help="the first N messages (default: all)")
+    parser.add_argument("--mode", action="append", choices=["served", "local"],
+                        help="how to run it (repeatable; default: served)")
+    arguments = parser.parse_args(argv)
+    whole = corpora.stream(arguments.corpus)
+    stream = whole[:arguments.limit] if arguments.limit else whole
+    print(f"{arguments.corpus}: {len(stream):,} of {len(whole):,} messages; spamnb {tool_spamnb.version()}; "
+          f"load average at the start {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for mode in arguments.mode or ["served"]:
+        with tempfile.TemporaryDirectory(prefix=f"spamnb-online-{mode}-") as directory:
+            job = lay_out_online(Path(directory), stream, "all", f"{arguments.corpus} online {mode}")
+            began = time.perf_counter()
+            outcome = (tool_spamnb.online_served if mode == "served" else tool_spamnb.online)(job, [])
+            wall = time.perf_counter() - began
+        labels = [item[0] for item in stream]
+        scores = [0.0 if score is None else score for score in outcome.scores]
+        per_message = wall / len(stream)
+        whole_minutes = per_message * len(whole) / 60
+        print(f"{mode}: {wall:.1f} s wall for {len(stream):,} messages, {1000 * per_message:.1f} ms a message "
+              f"(classify {1000 * outcome.seconds['classify'] / len(stream):.1f} ms, "
+              f"learn {1000 * outcome.seconds['learn'] / len(stream):.1f} ms); "
+              f"all {len(whole):,} at this rate: {whole_minutes:.1f} min "
+              f"({'within' if whole_minutes < TARGET_MINUTES else 'over'} the {TARGET_MINUTES:g} min target); "
+              f"1-ROCA {one_minus_roca_percent(labels, scores):.3f} %")
+        for note in outcome.notes:
+            print(f"  {note}")
+    print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
