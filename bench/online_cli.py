@@ -68,6 +68,13 @@ def main(argv=None) -> None:
               f"all {len(whole):,} at this rate: {whole_minutes:.1f} min "
               f"({'within' if whole_minutes < TARGET_MINUTES else 'over'} the {TARGET_MINUTES:g} min target); "
               f"1-ROCA {one_minus_roca_percent(labels, scores):.3f} %")
+        if "cpu clients" in outcome.seconds:
+            clients, server = outcome.seconds["cpu clients"], outcome.seconds["cpu server"]
+            cpu = (clients + server) / len(stream)
+            print(f"  CPU: clients {1000 * clients / len(stream):.1f} ms a message (two processes), server "
+                  f"{1000 * server / len(stream):.1f} ms; the protocol is sequential, so on an idle machine "
+                  f"a message takes about {1000 * cpu:.1f} ms wall: all {len(whole):,} in "
+                  f"{cpu * len(whole) / 60:.1f} min")
         for note in outcome.notes:
             print(f"  {note}")
     print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -153,6 +153,10 @@ def online_served(job: OnlineJob, extra: list[str]) -> Outcome:
         scores, verdicts = [], []
         problems: dict[str, int] = {}
         classify_seconds = learn_seconds = 0.0
+        # CPU time, which a busy machine inflates far less than wall time: the
+        # clients' as they are reaped, the server's (its workers' included,
+        # which it reaps) once it has stopped.
+        cpu_before = _children_cpu()
         started = time.perf_counter()
         for number, item in enumerate(job.stream, 1):
             raw = item.path.read_bytes()
@@ -178,13 +182,24 @@ def online_served(job: OnlineJob, extra: list[str]) -> Outcome:
                 if what.encode() in learned.stdout:
                     problems[f"learn said {what}"] = problems.get(f"learn said {what}", 0) + 1
             job.progress("spamnb served", number, started)
+        cpu_clients = _children_cpu() - cpu_before
     finally:
         server.terminate()
         server.wait(timeout=30)
+    cpu_server = _children_cpu() - cpu_before - cpu_clients
     notes = [f"{count:,} message{'' if count == 1 else 's'}: {what}" for what, count in problems.items()]
     reloads = log_path.read_text(errors="replace").count("reloaded ")
     notes.append(f"classify {classify_seconds:.0f} s, learn {learn_seconds:.0f} s in all; the server loaded the "
                  f"model whole {reloads} times (model file {model.stat().st_size / 1e6:.1f} MB at the end)")
     notes.append(settings_note(model))
     total = classify_seconds + learn_seconds
-    return Outcome(scores, verdicts, {"classify": classify_seconds, "learn": learn_seconds, "total": total}, notes)
+    return Outcome(scores, verdicts, {"classify": classify_seconds, "learn": learn_seconds, "total": total,
+                                      "cpu clients": cpu_clients, "cpu server": cpu_server}, notes)
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of the reaped child processes so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime

@@ -169,16 +169,18 @@ def learn(wanted: dict) -> int:
 def classify(wanted: dict) -> int:
     from .classify import classify_paths
     from .deadline import DEFAULT_TIMEOUT
-    from .paths import default_model_path
     from .render import ScoreWriter, skipped_summary
-    from ..model.scorer import Scorer
-    from ..workers import default_jobs
 
     if wanted["server"] is not None:
         from .server import RemoteScorer
 
+        # Not the scorer's modules (tokens, messages, model files): the server scores.
         scorer, jobs = RemoteScorer(wanted["server"]), 1
     else:
+        from .paths import default_model_path
+        from ..model.scorer import Scorer
+        from ..workers import default_jobs
+
         scorer = Scorer.open(wanted["model"] or str(default_model_path()))  # type: ignore[assignment]  # either scorer serves classify_paths
         jobs = wanted["jobs"] or default_jobs()
     timeout = DEFAULT_TIMEOUT if wanted["timeout"] is None else wanted["timeout"]

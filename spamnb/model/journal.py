@@ -194,7 +194,10 @@ class _Changes:
     record up first (a Python step per key: 11,376 keys for a 420 KB
     journal) was most of what a journal cost it.  A key no record holds is
     answered from one set of all keys (built in C); another is found by
-    bisection in each record.  The lists handed out are the state's own:
+    bisection in each record, until those searches have stepped through
+    as many record entries as the journal holds: then it is added up once
+    (a journal of many small records, the online protocol's one message a
+    `learn`: 200 records made each search 200 steps).  The lists handed out are the state's own:
     `learn` adds a message's changes to them in place, as to a dict's
     values.  Whole-journal uses (keys(), values(), len(): folding it into
     a base) add everything up once, the per-key answers given so far kept."""
@@ -202,6 +205,8 @@ class _Changes:
     def __init__(self, records: list) -> None:
         self._records = records  # (keys, changes) of each record, keys strictly increasing
         self._present: set | None = None
+        self._entries = 0   # keys in all records
+        self._searches = 0  # keys looked for by bisection so far
         self._known: dict[int, list[int] | None] = {}
         self._whole: dict[int, list[int]] | None = None
 
@@ -214,8 +219,12 @@ class _Changes:
             for keys, _ in self._records:
                 present.update(keys)
             self._present = present
+            self._entries = sum(len(keys) for keys, _ in self._records)
         total = None
         if key in self._present:
+            self._searches += 1
+            if self._searches * len(self._records) > self._entries:
+                return self.whole().get(key)
             total = [0, 0, 0, 0]
             for keys, changes in self._records:
                 at = bisect_left(keys, key)
@@ -255,18 +264,7 @@ class _Changes:
         """Every key's sums, as one dict (computed once)."""
         if self._whole is None:
             whole: dict[int, list[int]] = {}
-            get = whole.get
-            for keys, changes in self._records:
-                flat = iter(changes)  # the four changes of each key off one iterator
-                for key, occ_ham, occ_spam, doc_ham, doc_spam in zip(keys, flat, flat, flat, flat):
-                    known = get(key)
-                    if known is None:
-                        whole[key] = [occ_ham, occ_spam, doc_ham, doc_spam]
-                    else:
-                        known[0] += occ_ham
-                        known[1] += occ_spam
-                        known[2] += doc_ham
-                        known[3] += doc_spam
+            _add_up(whole, self._records)
             for key, found in self._known.items():  # the lists handed out, and what learn put in them
                 if found is None:
                     whole.pop(key, None)
@@ -274,6 +272,15 @@ class _Changes:
                     whole[key] = found
             self._whole = whole
         return self._whole
+
+    def extended(self, pairs: list) -> None:
+        """`pairs` were appended to the records this reads (a long-lived reader,
+        serve, catching up): added to the sums if they were made, else the
+        per-key answers are worked out again."""
+        if self._whole is not None:
+            _add_up(self._whole, pairs)
+        else:
+            self._present, self._known, self._searches = None, {}, 0
 
     def keys(self):
         return self.whole().keys()
@@ -289,6 +296,22 @@ class _Changes:
 
     def __len__(self) -> int:
         return len(self.whole())
+
+
+def _add_up(whole: dict[int, list[int]], records) -> None:
+    """Add the (keys, changes) of `records` into `whole`, key by key."""
+    get = whole.get
+    for keys, changes in records:
+        flat = iter(changes)  # the four changes of each key off one iterator
+        for key, occ_ham, occ_spam, doc_ham, doc_spam in zip(keys, flat, flat, flat, flat):
+            known = get(key)
+            if known is None:
+                whole[key] = [occ_ham, occ_spam, doc_ham, doc_spam]
+            else:
+                known[0] += occ_ham
+                known[1] += occ_spam
+                known[2] += doc_ham
+                known[3] += doc_spam
 
 
 class _NewTokens(dict):
@@ -380,7 +403,7 @@ class JournalState:
         reader: serve); the per-key answers worked out so far are dropped."""
         for record in records:
             self.apply(record)
-        self.changes = _Changes(self._pairs)
+        self.changes.extended([(record.keys, record.changes) for record in records])
         self.new_tokens = _NewTokens(self._records)
         self._last_day = None
 

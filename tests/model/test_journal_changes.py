@@ -1,0 +1,59 @@
+"""journal._Changes: the per-key sums a reader of a journal sees are the same
+whichever way it works them out (bisection in each record, the sums added up
+once it has searched enough, or caught up with records appended later)."""
+
+import random
+
+from spamnb.model.journal import JournalState, encode, read_records
+
+
+def records(seed: int, count: int, keys_each: int):
+    chooser = random.Random(seed)
+    header = {"messages": [1, 0], "totals": [0, 0], "vocabulary": 0, "day": 1, "learned": [], "recent": []}
+    made = []
+    for _ in range(count):
+        changes = {chooser.randrange(300): [chooser.randrange(-3, 4) for _ in range(4)] for _ in range(keys_each)}
+        made.append(encode(header, changes, {}))
+    parsed, end = read_records(b"".join(made))
+    assert end == sum(map(len, made))
+    return parsed
+
+
+def expected(parsed) -> dict[int, list[int]]:
+    sums: dict[int, list[int]] = {}
+    for record in parsed:
+        for at, key in enumerate(record.keys):
+            total = sums.setdefault(key, [0, 0, 0, 0])
+            for i in range(4):
+                total[i] += record.changes[4 * at + i]
+    return sums
+
+
+def test_many_small_records_answer_each_key_as_the_sums_do():
+    parsed = records(1, 60, 8)  # 60 records of 8 keys: the searches pass 480 steps after a few keys
+    state = JournalState()
+    for record in parsed:
+        state.apply(record)
+    sums = expected(parsed)
+    asked = list(range(300))
+    random.Random(2).shuffle(asked)
+    for key in asked:
+        assert state.changes.get(key) == sums.get(key), key
+    assert state.changes._whole is not None  # it did switch to adding everything up
+    assert dict(state.changes.items()) == sums
+
+
+def test_a_reader_catching_up_with_appended_records_sees_them_all():
+    parsed = records(3, 40, 10)
+    for make_whole in (False, True):
+        state = JournalState()
+        for record in parsed[:25]:
+            state.apply(record)
+        if make_whole:
+            state.changes.whole()
+        else:
+            assert state.changes.get(parsed[0].keys[0]) is not None  # some per-key answers cached
+        state.extend(parsed[25:])
+        sums = expected(parsed)
+        assert [state.changes.get(key) for key in range(300)] == [sums.get(key) for key in range(300)]
+        assert state.messages == [40, 0] and state.records == 40
