@@ -108,3 +108,17 @@ def test_learn_server_options_that_do_not_fit_are_one_line_errors(taught, tmp_pa
     assert both.returncode == 64 and b"--model does not go with --server" in both.stderr
     gone = run_spamnb("learn", "--server", tmp_path / "none.sock", "--spam", SPAM[0])
     assert gone.returncode == 75 and gone.stderr.count(b"\n") == 1 and b"no spamnb server" in gone.stderr
+
+
+def test_the_clients_import_neither_the_model_code_nor_heavy_modules(taught):
+    server = taught[0]
+    heavy = {"numpy", "click", "rich", "email", "dataclasses", "inspect", "pathlib", "jieba", "tempfile",
+             "multiprocessing", "spamnb.model.scorer", "spamnb.text.tokens", "spamnb.learning.incremental"}
+    for args in (["learn", "--server", server.socket, "--force", "--spam", "-"],
+                 ["classify", "--server", server.socket, "--format", "jsonl", "-"]):
+        result = run_spamnb(*args, input=SPAM[3].read_bytes(), env={"PYTHONPROFILEIMPORTTIME": "1"})
+        assert result.returncode == 0, result.stderr
+        imported = {line.split("|")[-1].strip() for line in result.stderr.decode().splitlines()
+                    if line.startswith("import time:")}
+        assert "spamnb.app.server" in imported
+        assert not heavy & imported, (args[0], heavy & imported)
