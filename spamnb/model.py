@@ -241,16 +241,9 @@ def blocked_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], 
                               options: TrainOptions, blocks: int = 5,
                               copies: list[int] | None = None) -> np.ndarray:
     """blocked_raw_scores, for messages given as token keys (see held_out_raw_scores_by_key)."""
-    block_of = time_blocks(labels, blocks)
-    out = np.zeros(len(labels))
-    for block in range(blocks):
-        members = np.flatnonzero(block_of == block)
-        if len(members):
-            out[members] = held_out_raw_scores_by_key(
-                columns, [documents[i] for i in members], [labels[i] for i in members], totals, vocabulary,
-                messages, options, None if copies is None else [copies[i] for i in members])
-    return out
-
+    return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores_by_key(
+        columns, [documents[i] for i in members], [labels[i] for i in members], totals, vocabulary,
+        messages, options, None if copies is None else [copies[i] for i in members]))
 
 
 def time_blocks(labels: list[int], blocks: int = 5) -> np.ndarray:
@@ -264,6 +257,18 @@ def time_blocks(labels: list[int], blocks: int = 5) -> np.ndarray:
     return block_of
 
 
+def each_block_held_out(labels: list[int], blocks: int, held_out) -> np.ndarray:
+    """Every message's score from `held_out(members)`, called once per time
+    block (time_blocks) with the indices of its messages."""
+    block_of = time_blocks(labels, blocks)
+    out = np.zeros(len(labels))
+    for block in range(blocks):
+        members = np.flatnonzero(block_of == block)
+        if len(members):
+            out[members] = held_out(members)
+    return out
+
+
 def blocked_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: list[int],
                        options: TrainOptions, selected: np.ndarray | None = None,
                        blocks: int = 5, copies: list[int] | None = None) -> np.ndarray:
@@ -272,15 +277,9 @@ def blocked_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: 
     for a Maildir or an mbox), cut into `blocks` runs, and each run scored
     by the counts without its whole run.  Every message gets a score from a
     model that lacked its stretch of time, as later mail will meet one."""
-    block_of = time_blocks(labels, blocks)
-    out = np.zeros(len(labels))
-    for block in range(blocks):
-        members = np.flatnonzero(block_of == block)
-        if len(members):
-            out[members] = held_out_raw_scores(counts, [documents[i] for i in members],
-                                               [labels[i] for i in members], options, selected,
-                                               None if copies is None else [copies[i] for i in members])
-    return out
+    return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores(
+        counts, [documents[i] for i in members], [labels[i] for i in members], options, selected,
+        None if copies is None else [copies[i] for i in members]))
 
 
 class Model(Scorer):
