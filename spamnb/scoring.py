@@ -5,6 +5,13 @@
 The lookup runs on the model file's own key-sorted arrays (see modelfile.py),
 so scoring one message never builds a dictionary of the whole vocabulary and
 costs about the same for a model of 10 thousand or 10 million tokens.
+
+This module is the one home of the scoring rule, in the standard library
+alone (the cold-start path imports it): ScoringRule.message_raw (chunks, the
+top k, n^γ), ScoringRule.log_odds and scoring.judge (raw score → log-odds →
+calibrated P(spam) → verdict, by Cutoffs.label).  The numpy paths of
+model.py hold the weights in arrays and call the same methods per message
+(tests/test_scoring_rule.py checks that they agree).
 """
 
 from __future__ import annotations
