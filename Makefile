@@ -54,16 +54,19 @@ test: $(VENV)/.installed-test
 	    >/dev/null 2>&1; } || true
 	$(BIN)/ruff check spamnb
 	$(BIN)/mypy spamnb
-	$(BIN)/python -m pytest -q
+	@# Two phases: everything else on both cores, then the tests that compare
+	@# CPU timings (pytest mark `timing`) alone, so no other test is billed to them.
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not timing"
+	$(BIN)/python -m pytest -q -p no:xdist -m timing
 
 # 34,000 generated inputs for each of the three properties: 102,000 in all; then
 # 10,000 searched for the most time per byte, the slowest written to
 # .fuzz-time-per-byte.json (RELIABILITY.md).
 fuzz: $(VENV)/.installed-test
-	SPAMNB_FUZZ_EXAMPLES=34000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_properties.py \
+	SPAMNB_FUZZ_EXAMPLES=34000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/system/test_properties.py \
 	  -k "not time_per_byte"
 	SPAMNB_FUZZ_SLOW_EXAMPLES=10000 SPAMNB_FUZZ_REPORT=.fuzz-time-per-byte.json \
-	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_properties.py -k time_per_byte
+	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/system/test_properties.py -k time_per_byte
 	@cat .fuzz-time-per-byte.json; echo
 
 bench: $(VENV)/.installed-test

@@ -3,7 +3,7 @@
 For every corpus in ../shared/corpora: decode each message once, then for each
 variant tokenize, train on the 70 % split and report 1-ROCA % (lower is
 better) on the held-out 30 %.  A variant changes one thing from the baseline
-(the defaults); the rules in spamnb/tokens.py cite these numbers.
+(the defaults); the rules in spamnb/text/tokens.py cite these numbers.
 
     python bench/ablate.py [--corpus NAME] [--variant NAME ...] [--jobs N] [--folds K]
 
@@ -23,12 +23,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
 
-from spamnb import tokens as tokens_module  # noqa: E402
-from spamnb.message import decode_message  # noqa: E402
-from spamnb.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
-from spamnb.options import TrainOptions  # noqa: E402
-from spamnb.tokens import TokenizerOptions  # noqa: E402
-from spamnb.training import fit_tokenized  # noqa: E402
+from spamnb.text import tokens as tokens_module  # noqa: E402
+from spamnb.mail.message import decode_message  # noqa: E402
+from spamnb.app.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
+from spamnb.model.options import TrainOptions  # noqa: E402
+from spamnb.text.tokens import TokenizerOptions  # noqa: E402
+from spamnb.learning.training import fit_tokenized  # noqa: E402
 
 
 def _patch(**attributes):

@@ -2,7 +2,7 @@
 
 Counts, per corpus and class, the text parts and header values whose bytes
 are not ASCII and whose charset label is missing or one of the "somebody's
-default" Latin labels, and which decoder `spamnb.charsets` picks for them.
+default" Latin labels, and which decoder `spamnb.mail.charsets` picks for them.
 A Latin-1 message read as GB18030 (or the reverse) shows up as a surprising
 row; the examples printed let a person check.
 
@@ -15,7 +15,7 @@ import email.policy
 import sys
 from pathlib import Path
 
-from spamnb.charsets import _WEAK, _sniff, codec_for
+from spamnb.mail.charsets import _WEAK, _sniff, codec_for
 
 
 def census(root: Path):

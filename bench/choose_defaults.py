@@ -47,14 +47,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ablate  # noqa: E402
 import corpora  # noqa: E402
 
-from spamnb import tokens as tokens_module  # noqa: E402
-from spamnb.counts import HAM, SPAM, TokenCounts  # noqa: E402
-from spamnb.message import decode_message  # noqa: E402
-from spamnb.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
-from spamnb.model import raw_score_from_counts  # noqa: E402
-from spamnb.options import TrainOptions  # noqa: E402
-from spamnb.tokens import TokenizerOptions  # noqa: E402
-from spamnb.training import fit_tokenized  # noqa: E402
+from spamnb.text import tokens as tokens_module  # noqa: E402
+from spamnb.model.counts import HAM, SPAM, TokenCounts  # noqa: E402
+from spamnb.mail.message import decode_message  # noqa: E402
+from spamnb.app.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
+from spamnb.model.model import raw_score_from_counts  # noqa: E402
+from spamnb.model.options import TrainOptions  # noqa: E402
+from spamnb.text.tokens import TokenizerOptions  # noqa: E402
+from spamnb.learning.training import fit_tokenized  # noqa: E402
 
 PROTOCOLS = ("trec06p-time", "ccert_zh-time", "sa-cv", "sa->trec", "trec->sa", "trec06p-online")
 ONLINE_MESSAGES = 14000  # all of trec06p's training part

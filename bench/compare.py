@@ -78,7 +78,7 @@ import tool_spamnb  # noqa: E402
 from benchmarks_file import publish, reproduce  # noqa: E402
 from toolkit import Item, OnlineJob, Outcome, Skip, SplitJob, machine  # noqa: E402
 
-from spamnb.metrics import lam_percent, miss_at_fpr, one_minus_roca_percent  # noqa: E402
+from spamnb.app.metrics import lam_percent, miss_at_fpr, one_minus_roca_percent  # noqa: E402
 
 # bench/perf.py and bench/profile.py use these through this module.
 from corpora import write_message  # noqa: E402,F401
@@ -243,7 +243,7 @@ def measure(labels: list[int], scores: list[float], verdicts: list[str]) -> dict
     lam % is TREC's logistic average misclassification at the tool's own
     verdicts, read as a binary filter reads them: a message is filed as spam
     or not, so unsure counts as ham (unsure ham is not lost, unsure spam is
-    missed), as `spamnb evaluate` computes it (spamnb.metrics).
+    missed), as `spamnb evaluate` computes it (spamnb.app.metrics).
     """
     n_spam = sum(labels)
     n_ham = len(labels) - n_spam

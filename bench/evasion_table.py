@@ -28,11 +28,11 @@ def main() -> None:
     import spamnb
 
     if args.model:
-        from spamnb.scorer import Scorer
+        from spamnb.model.scorer import Scorer
 
         model = Scorer.open(args.model)
     else:
-        from spamnb.training import train
+        from spamnb.learning.training import train
 
         model, _ = train([str(HERE / "sample_data" / "mail" / "spam")], [str(HERE / "sample_data" / "mail" / "ham")])
     print(f"spamnb from {Path(spamnb.__file__).parent}", file=sys.stderr)

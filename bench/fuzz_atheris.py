@@ -13,8 +13,8 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from spamnb.message import decode_message
-    from spamnb.tokens import TokenizerOptions, message_tokens
+    from spamnb.mail.message import decode_message
+    from spamnb.text.tokens import TokenizerOptions, message_tokens
 
 OPTIONS = TokenizerOptions()
 

@@ -62,7 +62,7 @@ MEMORY_LIMIT = 3 * 1024 ** 3  # address space of a scoring worker: a blow-up is 
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-_BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)")  # as spamnb/mime.py finds it
+_BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)")  # as spamnb/mail/mime.py finds it
 _BASE64_LINE = re.compile(rb"(?m)^[A-Za-z0-9+/]{16,}={0,2}\r?$")
 _HIGH = re.compile(rb"[\x80-\xff]")
 _CTYPE = re.compile(rb"(?im)^(content-type[ \t]*:[ \t]*)([^\r\n;]*)")
@@ -840,8 +840,8 @@ _DECODE_FAILED = [False]
 def init_worker(model_path: str, deadline: float, memory_limit: int | None = MEMORY_LIMIT) -> None:
     """Open the model, cap the address space, and watch the decoder's safety net."""
     global _SCORER, _DEADLINE
-    import spamnb.scorer
-    from spamnb.scorer import Scorer
+    import spamnb.model.scorer
+    from spamnb.model.scorer import Scorer
 
     if memory_limit:
         import resource
@@ -849,8 +849,8 @@ def init_worker(model_path: str, deadline: float, memory_limit: int | None = MEM
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
     _SCORER = Scorer.open(model_path)
     _DEADLINE = deadline
-    if not getattr(spamnb.scorer.decode_message, "_fuzz_watch", False):
-        original = spamnb.scorer.decode_message
+    if not getattr(spamnb.model.scorer.decode_message, "_fuzz_watch", False):
+        original = spamnb.model.scorer.decode_message
 
         def watched(raw, wanted=None):  # notes when decode_message fell back to plain text
             decoded = original(raw, wanted)
@@ -858,13 +858,13 @@ def init_worker(model_path: str, deadline: float, memory_limit: int | None = MEM
             return decoded
 
         watched._fuzz_watch = True
-        spamnb.scorer.decode_message = watched
+        spamnb.model.scorer.decode_message = watched
 
 
 def decoder_exception(raw: bytes) -> str:
     """The exception decode_message's safety net swallowed for `raw`, found by
     running the steps inside its try block without it."""
-    from spamnb import message, mime
+    from spamnb.mail import message, mime
 
     try:
         fields, parts = mime.parse(raw, message.MAX_PARTS, message.MAX_DEPTH)
@@ -883,7 +883,7 @@ def decoder_exception(raw: bytes) -> str:
 
 def score_one(raw: bytes) -> dict:
     """Score `raw` as classify does; what happened, and how long it took."""
-    from spamnb.deadline import score_within
+    from spamnb.app.deadline import score_within
 
     _DECODE_FAILED[0] = False
     wall, cpu = time.perf_counter(), time.process_time()
@@ -1134,7 +1134,7 @@ def filter_placement(data: bytes, out: bytes) -> str:
     line gives the input back and the line sat in the header block (before
     the first blank line, and before any line spamnb's own reader takes as the
     body's first); else what differs."""
-    from spamnb.mime import read_headers
+    from spamnb.mail.mime import read_headers
 
     found = list(re.finditer(rb"X-Spamnb-Status: [^\r\n]*(?:\r\n|\r|\n)", out))
     if len(found) != 1:
@@ -1253,7 +1253,7 @@ def replay(model: str, seed: int, mutant: str, deadline: float, write: str | Non
         print(f"written to {write}")
     init_worker(model, deadline, memory_limit=None)
     result = score_one(raw)
-    from spamnb.scorer import Scorer
+    from spamnb.model.scorer import Scorer
 
     try:
         score = Scorer.open(model).score_message(raw)

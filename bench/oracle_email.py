@@ -85,7 +85,7 @@ def oracle_texts(raw: bytes) -> list[str]:
     from email import policy
     from email.parser import BytesParser
 
-    from spamnb.htmltext import Budget, html_to_text
+    from spamnb.mail.htmltext import Budget, html_to_text
 
     message = BytesParser(policy=policy.default).parsebytes(raw)
     out = []
@@ -125,7 +125,7 @@ def oracle_texts(raw: bytes) -> list[str]:
 
 
 def words(texts: list[str]) -> list[str]:
-    from spamnb.tokens import TokenizerOptions, text_tokens
+    from spamnb.text.tokens import TokenizerOptions, text_tokens
 
     options = TokenizerOptions(bigrams=False, stopwords=frozenset())
     return text_tokens("\n".join(texts), options)
@@ -144,7 +144,7 @@ def ascii_words(texts: list[str]) -> list[str]:
 
 
 def compare(raw: bytes) -> tuple[str, str]:
-    from spamnb.message import decode_message
+    from spamnb.mail.message import decode_message
 
     our_texts = decode_message(raw).texts
     ours = words(our_texts)
@@ -169,8 +169,8 @@ def _explain(raw, our_texts, their_texts, only_ours, only_theirs) -> str:
     """Which known difference between the readers explains a message's."""
     from email import message_from_bytes, policy
 
-    from spamnb import mime
-    from spamnb.message import MAX_TEXT_CHARS
+    from spamnb.mail import mime
+    from spamnb.mail.message import MAX_TEXT_CHARS
 
     if sum(map(len, our_texts)) >= MAX_TEXT_CHARS:
         return "size cap"
@@ -202,7 +202,7 @@ def evasion_table() -> None:
     text read): where the email package is evaded too."""
     sys.path.insert(0, str(ROOT / "tests"))
     from evasion_cases import CASES
-    from spamnb.message import decode_message
+    from spamnb.mail.message import decode_message
 
     def shares(read, control, attacked):
         try:

@@ -28,7 +28,7 @@ import corpora  # noqa: E402
 import tool_bogofilter  # noqa: E402
 import tool_crm114  # noqa: E402
 
-from spamnb.metrics import one_minus_roca_percent  # noqa: E402
+from spamnb.app.metrics import one_minus_roca_percent  # noqa: E402
 
 TOOLS = {"crm114": tool_crm114, "bogofilter": tool_bogofilter}
 PROTOCOLS = ("trec06p-time", "ccert_zh-time", "sa-cv", "sa->trec", "trec->sa")

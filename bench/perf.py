@@ -522,7 +522,7 @@ def synthetic_corpus(bench: Bench, messages: int) -> tuple[Path, Path]:
 def vocabulary(bench: Bench, model: Path) -> int:
     try:  # the header says it; `inspect` would load every section of a model of gigabytes
         sys.path.insert(0, str(Path(bench.arguments.checkout)))
-        from spamnb.modelfile import read_model
+        from spamnb.model.modelfile import read_model
 
         return int(read_model(model, verify=False).meta["vocabulary"])
     except (ImportError, KeyError, ValueError, OSError):
@@ -697,7 +697,7 @@ def measure_serve(bench: Bench) -> list[Result]:
 
 WARM_CLIENT = """
 import json, statistics, sys, time
-from spamnb.server import Client
+from spamnb.app.server import Client
 client = Client(sys.argv[1])
 times = []
 for path in sys.argv[2:]:

@@ -1,7 +1,7 @@
 """Where spamnb spends its time: cProfile of training and bulk classification.
 
 Runs, in this process and one job (`-j 1` where the build has it), through
-`spamnb.cli.main`:
+`spamnb.app.cli.main`:
 
 - `spamnb train --spam DIR --ham DIR --model M` on spamassassin's 70 %;
 - `spamnb classify --model M --format jsonl DIR` on its 30 %;
@@ -139,7 +139,7 @@ def main(argv=None) -> None:
     import compare
     import perf
     from benchmarks_file import publish, reproduce
-    from spamnb import cli
+    from spamnb.app import cli
 
     temporary = Path(tempfile.mkdtemp(prefix="spamnb-profile-"))
     try:
@@ -163,7 +163,7 @@ def main(argv=None) -> None:
         "## Profile (issue 4)",
         "",
         ("**--quick smoke run: every 10th message.**\n\n" if arguments.quick else "")
-        + f"cProfile of spamnb {version} run in-process through `spamnb.cli.main` ({jobs_note}), on "
+        + f"cProfile of spamnb {version} run in-process through `spamnb.app.cli.main` ({jobs_note}), on "
         f"content-header copies of bench/corpora.py's spamassassin split. The profiler's own cost inflates "
         "functions that are called very often.",
         "",

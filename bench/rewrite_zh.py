@@ -77,7 +77,7 @@ from tool_spamnb import version as spamnb_version  # noqa: E402
 from toolkit import Item, Skip, SplitJob, run  # noqa: E402
 from corpora import strip_headers  # noqa: E402
 
-from spamnb.metrics import one_minus_roca_percent  # noqa: E402
+from spamnb.app.metrics import one_minus_roca_percent  # noqa: E402
 
 # ------------------------------------------------------------ the disguises
 

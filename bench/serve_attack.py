@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from spamnb.server import HEADER, Client  # noqa: E402
+from spamnb.app.server import HEADER, Client  # noqa: E402
 
 ORDINARY = b"From: a@example.com\nSubject: hello\n\nBuy cheap pills now, free money.\n"
 

@@ -6,11 +6,11 @@ Trains a spamnb model (`spamnb train`) and a bogofilter database (`-s -b`,
 `-n -b`) on the whole corpus, starts `spamnb serve`, then reports:
 
   warm      the first --messages messages of the corpus index sent one at a
-            time over one connection by this process (spamnb.server.Client):
+            time over one connection by this process (spamnb.app.server.Client):
             median and p95 of each request's round trip
   fresh     `spamnb classify --server SOCK MSG` as a new process, one per
             message for the first --runs messages: median wall time
-  client    a new process that imports only spamnb.server, bypassing the
+  client    a new process that imports only spamnb.app.server, bypassing the
             package's __init__ (which imports numpy and scipy for Model), and
             sends MSG: what a start-up path using just the client would cost
   local     `spamnb classify --model MODEL MSG`, the same way (for comparison)
@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from spamnb.server import Client  # noqa: E402
+from spamnb.app.server import Client  # noqa: E402
 
 
 def corpus_messages(corpus: Path) -> list[tuple[str, Path]]:
@@ -49,12 +49,12 @@ def corpus_messages(corpus: Path) -> list[tuple[str, Path]]:
     return rows
 
 
-# Loads spamnb/server.py and spamnb/errors.py under an empty package object, so
+# Loads spamnb/app/server.py and spamnb/errors.py under an empty package object, so
 # the numbers show the client's own cost, not the package __init__'s imports.
 CLIENT_ONLY = """
 import sys, types
 package = types.ModuleType("spamnb"); package.__path__ = [sys.argv[1]]; sys.modules["spamnb"] = package
-from spamnb.server import Client
+from spamnb.app.server import Client
 with Client(sys.argv[2]) as client, open(sys.argv[3], "rb") as message:
     print(client.score(message.read())["label"])
 """

@@ -31,7 +31,10 @@ CORPORA = ("spamassassin", "trec06p", "ccert_zh")
 
 def messages(limit: int | None):
     """(origin, bytes) of every message, in a fixed order."""
-    from spamnb.sources import read_messages
+    try:
+        from spamnb.mail.sources import read_messages
+    except ImportError:  # a revision before the layout of issue 15
+        from spamnb.sources import read_messages
 
     corpora = ROOT.parent / "shared" / "corpora"
     for name in CORPORA:
@@ -54,8 +57,12 @@ def messages(limit: int | None):
 def dump(source: str, limit: int | None, full: bool) -> None:
     """In a child: tokenize every message with the spamnb under `source`."""
     sys.path.insert(0, source)
-    from spamnb.message import decode_message
-    from spamnb.tokens import HEADER_PRESETS, TokenizerOptions, message_tokens
+    try:
+        from spamnb.mail.message import decode_message
+        from spamnb.text.tokens import HEADER_PRESETS, TokenizerOptions, message_tokens
+    except ImportError:  # a revision before the layout of issue 15
+        from spamnb.message import decode_message
+        from spamnb.tokens import HEADER_PRESETS, TokenizerOptions, message_tokens
 
     option_sets = (TokenizerOptions(), TokenizerOptions(headers=HEADER_PRESETS["all"]))
     started = time.process_time()

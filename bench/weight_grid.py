@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import choose_defaults  # noqa: E402
 
-from spamnb.message import decode_message  # noqa: E402
-from spamnb.metrics import one_minus_roca_percent  # noqa: E402
+from spamnb.mail.message import decode_message  # noqa: E402
+from spamnb.app.metrics import one_minus_roca_percent  # noqa: E402
 
 ALPHA = 0.1
 PROTOCOLS = ("trec06p-time", "ccert_zh-time", "sa-cv", "sa->trec", "trec->sa")

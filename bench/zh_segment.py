@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from spamnb import chinese, tokens  # noqa: E402
-from spamnb.message import decode_message  # noqa: E402
+from spamnb.text import chinese, tokens  # noqa: E402
+from spamnb.mail.message import decode_message  # noqa: E402
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "ccert_zh"
 
@@ -68,7 +68,7 @@ def differences(runs: list[list[str]], reference) -> list[tuple[str, list[str], 
     so no entry loaded for an earlier message can hide a missing one), and
     chinese.segment() as a bulk run uses it (run cache, switch to the whole
     dictionary)."""
-    from spamnb.jiebaload import LazyTokenizer, load_tokenizer
+    from spamnb.text.jiebaload import LazyTokenizer, load_tokenizer
 
     out = []
     for message in runs:
@@ -85,7 +85,7 @@ def differences(runs: list[list[str]], reference) -> list[tuple[str, list[str], 
 
 def rjieba_differences(runs: list[list[str]], reference) -> list[tuple[str, list[str], list[str]]]:
     """Runs where rjieba's bulk cut (what chinese.segment goes over to in bulk) differs from `reference`."""
-    from spamnb.jiebaload import bulk_cutter
+    from spamnb.text.jiebaload import bulk_cutter
 
     cut = bulk_cutter()
     if cut is None:
@@ -131,7 +131,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as directory:
         if args.speed:
             if args.rjieba:
-                from spamnb.jiebaload import bulk_cutter
+                from spamnb.text.jiebaload import bulk_cutter
 
                 started = time.process_time()
                 cut = bulk_cutter()

@@ -7,8 +7,9 @@ __all__ = ["Model", "Scorer", "TrainOptions", "TokenizerOptions", "Cutoffs", "Sc
 # Where each public name lives.  They are imported on first use (PEP 562), so
 # `import spamnb` costs nothing: scoring one message in a fresh process must
 # not pay for numpy, which only training and inspection need.
-_EXPORTS = {"Model": "model", "Scorer": "scorer", "TrainOptions": "options", "TokenizerOptions": "tokens",
-            "Cutoffs": "scoring", "Score": "scoring", "train": "training"}
+_EXPORTS = {"Model": "model.model", "Scorer": "model.scorer", "TrainOptions": "model.options",
+            "TokenizerOptions": "text.tokens", "Cutoffs": "model.scoring", "Score": "model.scoring",
+            "train": "learning.training"}
 
 
 def __getattr__(name: str):

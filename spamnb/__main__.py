@@ -1,3 +1,3 @@
-from .fastpath import main
+from .app.fastpath import main
 
 main()

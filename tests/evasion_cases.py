@@ -1,7 +1,7 @@
 """Evasion pairs (issue 17): a control message and the same message attacked
 by one malformation, each built here in code from the invented texts below
 (no copied mail).  A mail client shows the attacked message as it shows the
-control, so spamnb must score the two alike: tests/test_evasion.py holds
+control, so spamnb must score the two alike: tests/mail/test_evasion.py holds
 each attacked log-odds within TOLERANCE of its control's, and
 `python bench/evasion_table.py` prints the measured pairs for RELIABILITY.md.
 
@@ -92,7 +92,7 @@ def boundary_idna():
 
 
 def utf8_cut_inside_a_character():
-    from spamnb.message import MAX_TEXT_CHARS
+    from spamnb.mail.message import MAX_TEXT_CHARS
 
     cap = 4 * MAX_TEXT_CHARS  # the decoded bytes read of a part
     unit = SPAM_TEXT.encode("utf-8")

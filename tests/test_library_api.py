@@ -67,8 +67,19 @@ def test_readme_example_runs_and_its_objects_agree(tmp_path, monkeypatch):
 
 
 def test_every_public_name_resolves():
+    import importlib
+
     for name in spamnb.__all__:
         assert getattr(spamnb, name) is not None, name
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Library API", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"`(spamnb(?:\.\w+)+)`", section)
+    assert len(listed) >= 6  # the lower layers the README names
+    for dotted in listed:
+        module, _, attribute = dotted.rpartition(".")
+        try:
+            importlib.import_module(dotted)
+        except ModuleNotFoundError:
+            assert callable(getattr(importlib.import_module(module), attribute)), dotted
     assert spamnb.Cutoffs().label(0.0) == "unsure"
     assert spamnb.TokenizerOptions().bigrams in (True, False)
     with pytest.raises(AttributeError):
@@ -77,12 +88,12 @@ def test_every_public_name_resolves():
 
 def test_lower_layers_chained_by_hand_give_the_models_weights():
     """sources -> message -> tokens -> counts -> weights, as the README lists them."""
-    from spamnb.counts import HAM, SPAM, TokenCounts
-    from spamnb.message import decode_message
-    from spamnb.metrics import roc_auc
-    from spamnb.sources import read_messages
-    from spamnb.tokens import message_tokens
-    from spamnb.weights import log_odds_weights
+    from spamnb.model.counts import HAM, SPAM, TokenCounts
+    from spamnb.mail.message import decode_message
+    from spamnb.app.metrics import roc_auc
+    from spamnb.mail.sources import read_messages
+    from spamnb.text.tokens import message_tokens
+    from spamnb.model.weights import log_odds_weights
 
     options = spamnb.TrainOptions(retrain_margin=0.0)
     tokenizer = options.tokenizer

@@ -133,7 +133,7 @@ def opencc_pairs(name: str) -> list[tuple[str, str]]:
 def character_frequency() -> dict[str, int]:
     """{character: how often jieba's dictionary counts it as a word of its own}."""
     sys.path.insert(0, str(ROOT))
-    from spamnb.jiebaload import dictionary_path
+    from spamnb.text.jiebaload import dictionary_path
 
     out = {}
     with open(dictionary_path(), encoding="utf-8") as lines:

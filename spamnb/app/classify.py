@@ -1,0 +1,119 @@
+"""Scoring every message under some paths and writing the results: the body
+of `spamnb classify`, shared by the click command and the fast path.
+
+Bulk runs spread the scoring over worker processes forked from this one
+(they share the mapped model); results are written in reading order.  A
+pool starts only once a first full batch is read, so scoring one message
+from a pipe never forks.
+"""
+
+from __future__ import annotations
+
+from .deadline import score_within
+from ..errors import EXIT_INPUT_ERROR, InputError
+from ..record import Record
+from .render import ScoreWriter
+from ..model.scoring import LABEL_SPAM, LABEL_UNSURE, Cutoffs
+from ..model.scoring import LABEL_UNSURE as _UNSURE, Score
+from ..mail.sources import MAX_MESSAGE_BYTES, Skipped, display, looks_like_mail, read_messages
+from ..workers import Batches
+
+# Messages per batch sent to a worker: the pipe round trip is paid per batch.
+BATCH_MESSAGES = 64
+
+
+class Outcome(Record):
+    """Verdicts in order; problems: paths that could not be read or held no
+    message; skipped: files that were not mail; notes: messages marked unsure
+    without a score, and why (they ran out of time): reported, but not
+    errors."""
+
+    __slots__ = ("labels", "problems", "skipped", "notes")
+    _factories = {"labels": list, "problems": list, "skipped": list, "notes": list}
+    labels: list[str]
+    problems: list[str]
+    skipped: list[Skipped]
+    notes: list[str]
+
+    def exit_status(self, bogofilter_codes: bool) -> int:
+        if bogofilter_codes and self.labels:
+            # The verdict is what a mail filter acts on; problems are on stderr.
+            return 0 if LABEL_SPAM in self.labels else 2 if LABEL_UNSURE in self.labels else 1
+        return EXIT_INPUT_ERROR if self.problems or self.skipped or not self.labels else 0
+
+
+# The scorer a forked worker inherits (set just before the pool forks).
+_WORKER_SCORER = None
+
+
+NOT_MAIL = "not mail (no header line at its start: binary data or plain text?); not scored, marked unsure"
+
+
+def score_data(scorer, data: bytes, explain: bool, cutoffs, timeout: float | None) -> Score:
+    """The message's score; for input that is not mail (a binary file, text
+    with no header line), which a verdict would say nothing true about, the
+    unsure score of a message not scored, with the reason."""
+    if not looks_like_mail(data):
+        return Score(log_odds=0.0, probability=0.5, label=_UNSURE, reason=NOT_MAIL)
+    return score_within(lambda: scorer.score_message(data, explain=explain, cutoffs=cutoffs), timeout)
+
+
+def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list:
+    """Score a batch in a worker, with the scorer it inherited at the fork."""
+    return [score_data(_WORKER_SCORER, data, explain, cutoffs, timeout) for data in batch]
+
+
+def _pool_for(scorer, jobs: int):
+    """Forked workers (sharing the mapped model) that end with this process (| head, SIGTERM)."""
+    from ..workers import process_pool
+
+    global _WORKER_SCORER
+    _WORKER_SCORER = scorer
+    return process_pool(jobs)
+
+
+def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None = None,
+                   max_size: int | None = None, explain: bool = False, jobs: int = 1,
+                   timeout: float | None = None) -> Outcome:
+    """Score each message under `paths` (none or "-": standard input) with
+    `scorer` (a Scorer, a Model, or anything with score_message), on up to
+    `jobs` worker processes; a message not scored within `timeout` seconds
+    is unsure, and a note says so."""
+    outcome = Outcome()
+
+    def collect(origins: list[str], scores: list[Score]) -> None:  # in reading order
+        for origin, score in zip(origins, scores):
+            outcome.labels.append(score.label)
+            if score.reason:
+                outcome.notes.append(f"{display(origin)}: {score.reason}")
+            writer.write(origin, score)
+
+    def score_here(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list[Score]:
+        return [score_data(scorer, data, explain, cutoffs, timeout) for data in batch]
+
+    # One worker: each message scored here as it is read.  Several: a pool
+    # once a first full batch is read, so scoring one message never forks.
+    scoring = Batches(_score_batch, collect, args=(cutoffs, explain, timeout), workers=jobs, here=score_here,
+                      start=(lambda: _pool_for(scorer, jobs)) if jobs > 1 else None,
+                      batch_items=BATCH_MESSAGES if jobs > 1 else 1)
+    try:
+        # Standard input can be read once: a second "-" would score an empty message.
+        for path in dict.fromkeys(paths or ("-",)):
+            found = 0
+            try:
+                for raw in read_messages(path, outcome.skipped, max_size or MAX_MESSAGE_BYTES):
+                    found += 1
+                    scoring.add(raw.data, raw.origin)
+            except InputError as error:
+                if path == "-":
+                    raise
+                outcome.problems.append(str(error))
+                continue
+            if not found:
+                outcome.problems.append(f"no messages found in {display(path)}")
+        scoring.finish()
+    except BaseException:
+        scoring.abandon()
+        raise
+    writer.close()
+    return outcome

@@ -1,0 +1,209 @@
+"""Measuring accuracy: train/test splits, cross-validation, and TREC online feedback.
+
+Every protocol tokenizes each message once and works on token lists, so a
+K-fold run costs one tokenization, not K.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model.counts import HAM, SPAM, TokenCounts
+from ..errors import InputError, OptionError
+from .metrics import summarise
+from ..model.model import Model, raw_score_from_counts
+from ..model.options import TrainOptions
+from ..progress import Phases
+from ..mail.sources import display
+from ..learning.training import TrainReport, fit_tokenized, labelled_folder, tokenized_messages
+
+
+@dataclass
+class Corpus:
+    labels: list[int] = field(default_factory=list)
+    tokens: list[list[str]] = field(default_factory=list)
+    origins: list[str] = field(default_factory=list)
+    report: TrainReport = field(default_factory=TrainReport)
+
+
+def index_sources(index_path: str) -> list[tuple[int, str]]:
+    """(label, path) from a TREC-style index: `spam|ham<TAB>path` lines, paths
+    relative to the index file's folder, in the index's order."""
+    folder = os.path.dirname(os.path.abspath(index_path))
+    sources = []
+    try:
+        with open(index_path, encoding="utf-8", errors="surrogateescape") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                label, _, path = line.rstrip("\n").partition("\t")
+                if label not in ("spam", "ham") or not path:
+                    raise InputError(f"{display(index_path)} line {number}: expected 'spam|ham<TAB>path'")
+                sources.append((SPAM if label == "spam" else HAM, os.path.join(folder, path)))
+    except OSError as error:
+        raise InputError(f"cannot read index {display(index_path)}: {error.strerror or error}") from None
+    return sources
+
+
+def load_corpus(source: str, options: TrainOptions, progress: Callable[[str], None] | None = None) -> Corpus:
+    """A folder with spam/ and ham/, or an index file, tokenized."""
+    if os.path.isdir(source):
+        spam, ham = labelled_folder(source)
+        sources = [(SPAM, spam[0]), (HAM, ham[0])]
+    else:
+        sources = index_sources(source)
+    corpus = Corpus()
+    for label, tokens, origin, _ in tokenized_messages(sources, options, corpus.report, progress):
+        corpus.labels.append(label)
+        corpus.tokens.append(tokens)
+        corpus.origins.append(origin)
+    if SPAM not in corpus.labels or HAM not in corpus.labels:
+        raise InputError("evaluation needs both spam and ham messages")
+    return corpus
+
+
+def _order(corpus: Corpus, shuffle: bool, seed: int) -> dict[int, list[int]]:
+    """Message indices per class, in corpus order or shuffled with the seed."""
+    by_class = {label: [i for i, y in enumerate(corpus.labels) if y == label] for label in (HAM, SPAM)}
+    if shuffle:  # the same seeding as bench/corpora.py, so the README's numbers reproduce
+        for label in by_class:
+            random.Random(seed).shuffle(by_class[label])
+    return by_class
+
+
+def split_indices(corpus: Corpus, share: float, shuffle: bool = False, seed: int = 1) -> tuple[list[int], list[int]]:
+    """The first `share` of each class trains, the rest tests (per class, so
+    both sides keep the class balance)."""
+    train, test = [], []
+    for indices in _order(corpus, shuffle, seed).values():
+        cut = int(len(indices) * share)
+        train += indices[:cut]
+        test += indices[cut:]
+    return sorted(train), sorted(test)
+
+
+def fold_indices(corpus: Corpus, folds: int, shuffle: bool = False, seed: int = 1):
+    """K (train, test) pairs; each class is cut into K contiguous blocks, so
+    an ordered corpus is tested on stretches of time, not interleaved."""
+    blocks: list[list[int]] = [[] for _ in range(folds)]
+    for indices in _order(corpus, shuffle, seed).values():
+        for k in range(folds):
+            blocks[k] += indices[k * len(indices) // folds:(k + 1) * len(indices) // folds]
+    every = set(range(len(corpus.labels)))
+    return [(sorted(every - set(block)), sorted(block)) for block in blocks]
+
+
+def fit(corpus: Corpus, indices, options: TrainOptions) -> Model:
+    """A model trained as `spamnb train` would, on the given messages."""
+    return fit_tokenized([corpus.tokens[i] for i in indices], [corpus.labels[i] for i in indices], options)
+
+
+def evaluate_split(corpus: Corpus, train, test, options: TrainOptions, phases=None, part: str = "") -> dict:
+    if len({corpus.labels[i] for i in train}) < 2 or len({corpus.labels[i] for i in test}) < 2:
+        raise InputError("too few messages: each training and test part needs spam and ham "
+                         "(use fewer folds or a different split)")
+    phases = phases or Phases()
+    phases.phase(f"training and calibrating on {len(train):,} messages{part}")
+    model = fit(corpus, train, options)
+    phases.phase(f"scoring {len(test):,} messages{part}", len(test))
+    scores = []
+    for i in test:
+        scores.append(model.score_tokens(corpus.tokens[i]))
+        phases.advance()
+    result = summarise([corpus.labels[i] for i in test], [s.log_odds for s in scores],
+                       [s.label for s in scores])
+    result["cutoffs"] = {"spam": model.cutoffs.spam, "ham": model.cutoffs.ham}
+    result["scores"] = {"labels": [corpus.labels[i] for i in test], "log_odds": [s.log_odds for s in scores]}
+    result["verdicts"] = [s.label for s in scores]
+    return result
+
+
+def online_order(corpus: Corpus, shuffle: bool = False, seed: int = 1) -> list[int]:
+    """The order messages arrive in: the corpus's own, or a seeded shuffle of
+    all of them (for corpora with no delivery order)."""
+    order = list(range(len(corpus.labels)))
+    if shuffle:
+        random.Random(seed).shuffle(order)
+    return order
+
+
+def grouped_by_class(labels: list[int]) -> bool:
+    """True when the messages come as all of one class, then all of the other:
+    the order of a folder read spam/ then ham/, or of an index listed by class."""
+    changes = sum(1 for a, b in zip(labels, labels[1:]) if a != b)
+    return changes <= 1
+
+
+def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | None = None, phases=None) -> dict:
+    """TREC immediate feedback: score each message with what was learned
+    before it, then learn it with its true label.
+
+    Scores come from the counts so far through the same formulas as the
+    model (weights of just the message's tokens), so no
+    model is rebuilt per message.  The verdict is spam when the uncalibrated
+    log-odds is positive; there is no unsure band.
+    """
+    counts = TokenCounts()
+    totals = np.zeros(2, dtype=np.int64)
+    log_odds = []
+    order = list(range(len(corpus.labels))) if order is None else order
+    labels = [corpus.labels[i] for i in order]
+    phases = phases or Phases()
+    phases.phase("scoring, then learning, each message in turn", len(order))
+    for tokens, label in ((corpus.tokens[i], corpus.labels[i]) for i in order):
+        phases.advance()
+        if counts.messages.min() > 0:
+            raw = raw_score_from_counts(counts, totals, tokens, options)
+            prior = float(np.log(counts.messages[SPAM]) - np.log(counts.messages[HAM]))
+            log_odds.append(raw + (prior if options.normalize == "none" else 0.0))
+        else:
+            log_odds.append(0.0)
+        counts.add([tokens], [label])
+        totals[label] += len(tokens)
+    verdicts = ["spam" if score > 0 else "ham" for score in log_odds]
+    result = summarise(labels, log_odds, verdicts)
+    result["scores"] = {"labels": labels, "log_odds": log_odds}
+    return result
+
+
+def run_protocol(corpus: Corpus, options: TrainOptions, share: float | None = None, folds: int | None = None,
+                 online: bool = False, shuffle: bool = False, seed: int = 1,
+                 phases=None) -> tuple[dict, dict, str]:
+    """(measures, the scores they came from, a description of the protocol).
+
+    Folds pool every fold's test scores and verdicts into one set of measures.
+    `phases` (progress.Phases) is told what is being trained and scored.
+    """
+    shuffled = f" (shuffled, seed {seed})" if shuffle else ""
+    if online:
+        order = online_order(corpus, shuffle, seed)
+        if grouped_by_class([corpus.labels[i] for i in order]):
+            raise OptionError("the messages come grouped by class (all of one, then all of the other), "
+                              "so online learning would meet one class only at the end: give --shuffle, "
+                              "or an index in delivery order")
+        if options.min_df or options.max_features:
+            raise OptionError("--online does not apply --min-df or --max-features; leave them out")
+        result = evaluate_online(corpus, options, order, phases)
+        protocol = f"online, TREC immediate feedback{shuffled}"
+    elif folds:
+        labels, log_odds, verdicts = [], [], []
+        for fold, (train_ids, test_ids) in enumerate(fold_indices(corpus, folds, shuffle, seed), 1):
+            part = evaluate_split(corpus, train_ids, test_ids, options, phases, f" (fold {fold} of {folds})")
+            labels += part["scores"]["labels"]
+            log_odds += part["scores"]["log_odds"]
+            verdicts += part["verdicts"]
+        result = summarise(labels, log_odds, verdicts)
+        result["scores"] = {"labels": labels, "log_odds": log_odds}
+        protocol = f"{folds}-fold cross-validation{shuffled}"
+    else:
+        share = share or 0.7
+        result = evaluate_split(corpus, *split_indices(corpus, share, shuffle, seed), options, phases)
+        protocol = f"{share:.0%} train / {1 - share:.0%} test per class{shuffled}"
+    scores = result.pop("scores")
+    result.pop("verdicts", None)
+    return result, scores, protocol

@@ -1,0 +1,245 @@
+"""The `spamnb` entry point, with a fast path for scoring mail.
+
+A mail filter starts `spamnb classify` once per message, so start-up is
+most of its cost.  The full command line imports click (20 ms) before it
+parses anything; this module parses the common scoring command lines itself
+and scores with the standard library alone (scorer.py), and hands every
+other command line to the click CLI unchanged:
+
+    spamnb classify [--model M | --server SOCKET] [--format F] [--exit-code] [-j N]
+                    [--timeout SECONDS] [PATH ...]
+    spamnb learn (--spam PATH | --ham PATH)... [PATH ...] [--model M] [-q]
+                 [--forget] [--relabel] [--force] [--on-error]
+
+`learn` into an existing model appends to its journal (incremental.py) in
+milliseconds; importing click and numpy would cost more than the learning.
+
+The fast path runs only where its result is the full CLI's: no config file
+and no SPAMNB_* setting other than SPAMNB_MODEL (either can change
+defaults, and the CLI's rules for them stay in one place), and no option
+other than those above.  tests/app/test_fastpath.py checks the outputs agree.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on this cold-start path
+if TYPE_CHECKING:
+    from typing import Any
+
+_FORMATS = ("text", "tsv", "json", "jsonl")
+
+
+def parse_classify(args: list[str]) -> dict | None:
+    """The classify options the fast path serves, or None to leave it to the CLI."""
+    if not args or args[0] != "classify":
+        return None
+    wanted: dict[str, Any] = {"model": None, "server": None, "format": "text", "exit_code": False, "jobs": None,
+              "timeout": None, "paths": []}
+    rest = args[1:]
+    index = 0
+    while index < len(rest):
+        arg = rest[index]
+        if arg == "--":
+            wanted["paths"].extend(rest[index + 1:])
+            break
+        name, equals, value = arg.partition("=")
+        if name in ("--model", "-m", "--format", "--jobs", "-j", "--server", "--timeout"):
+            if not equals:
+                index += 1
+                if index >= len(rest):
+                    return None
+                value = rest[index]
+            key = {"--format": "format", "--jobs": "jobs", "-j": "jobs", "--server": "server",
+                   "--timeout": "timeout"}.get(name, "model")
+            if key == "format" and value not in _FORMATS:
+                return None  # the CLI says what is wrong
+            if key in ("model", "server") and os.path.isdir(value):
+                return None  # click refuses a directory here as a usage error
+            if key == "jobs":
+                if not value.isdigit() or int(value) < 1:
+                    return None
+                value = int(value)  # type: ignore[assignment]  # the option's value, parsed
+            if key == "timeout":
+                try:
+                    value = float(value)  # type: ignore[assignment]  # the option's value, parsed
+                except ValueError:
+                    return None
+                if not 0 <= value < float("inf"):  # type: ignore[operator]  # a float by now
+                    return None  # negative, infinite or not a number: the CLI says what is wrong
+            wanted[key] = value
+        elif arg == "--exit-code":
+            wanted["exit_code"] = True
+        elif arg.startswith("-") and arg != "-":
+            return None
+        else:
+            wanted["paths"].append(arg)
+        index += 1
+    if wanted["server"] is not None and (wanted["model"] is not None or (wanted["jobs"] or 1) > 1):
+        return None  # the CLI says why these do not go together
+    return wanted
+
+
+_LEARN_FLAGS = {"--forget": "forget", "--relabel": "relabel", "--force": "force", "--on-error": "on_error",
+                "-q": "quiet", "--quiet": "quiet"}
+
+
+def parse_learn(args: list[str]) -> dict | None:
+    """The learn options the fast path serves, or None to leave it to the CLI:
+    only into a model that exists, with no training option (those only apply
+    when learn creates a model, which the CLI does)."""
+    if not args or args[0] != "learn":
+        return None
+    wanted: dict[str, Any] = {"model": None, "spam": [], "ham": [], "paths": [], "forget": False, "relabel": False,
+              "force": False, "on_error": False, "quiet": False}
+    rest = args[1:]
+    index = 0
+    while index < len(rest):
+        arg = rest[index]
+        name, equals, value = arg.partition("=")
+        if name in ("--model", "-m", "--spam", "--ham"):
+            if not equals:
+                index += 1
+                if index >= len(rest):
+                    return None
+                value = rest[index]
+            if name in ("--model", "-m"):
+                wanted["model"] = value
+            else:
+                wanted[name[2:]].append(value)
+        elif arg in _LEARN_FLAGS:
+            wanted[_LEARN_FLAGS[arg]] = True
+        elif arg.startswith("-") and arg != "-":
+            return None
+        else:
+            wanted["paths"].append(arg)
+        index += 1
+    if bool(wanted["spam"]) == bool(wanted["ham"]) and (wanted["paths"] or not wanted["spam"]):
+        return None  # both labels with extra paths, or none: the CLI says what is wrong
+    if wanted["forget"] and (wanted["relabel"] or wanted["on_error"]):
+        return None
+    (wanted["spam"] if wanted["spam"] else wanted["ham"]).extend(wanted["paths"])
+    from .paths import default_model_path
+
+    model = wanted["model"] or str(default_model_path())
+    if not os.path.isfile(model):
+        return None  # creating one, or a path that is not a model: the CLI
+    wanted["model"] = model
+    return wanted
+
+
+def learn(wanted: dict) -> int:
+    from ..learning.incremental import learn_file
+    from .render import learn_summary, skipped_summary
+
+    try:
+        report, created = learn_file(wanted["model"], wanted["spam"], wanted["ham"], forget=wanted["forget"],
+                                     relabel=wanted["relabel"], force=wanted["force"],
+                                     on_error=wanted["on_error"])
+    except ValueError as error:
+        from ..errors import InputError
+
+        raise InputError(str(error)) from None
+    for line in skipped_summary(report.reading.skipped):
+        print(f"spamnb: {line}", file=sys.stderr)
+    if not wanted["quiet"]:
+        print("\n".join(learn_summary(report, wanted["forget"], wanted["model"], created)))
+    return 0
+
+
+def classify(wanted: dict) -> int:
+    from .classify import classify_paths
+    from .deadline import DEFAULT_TIMEOUT
+    from .paths import default_model_path
+    from .render import ScoreWriter, skipped_summary
+    from ..model.scorer import Scorer
+    from ..workers import default_jobs
+
+    if wanted["server"] is not None:
+        from .server import RemoteScorer
+
+        scorer, jobs = RemoteScorer(wanted["server"]), 1
+    else:
+        scorer = Scorer.open(wanted["model"] or str(default_model_path()))  # type: ignore[assignment]  # either scorer serves classify_paths
+        jobs = wanted["jobs"] or default_jobs()
+    timeout = DEFAULT_TIMEOUT if wanted["timeout"] is None else wanted["timeout"]
+    outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["format"]), jobs=jobs,  # type: ignore[arg-type]
+                             timeout=None if wanted["server"] is not None else timeout)
+    sys.stdout.flush()
+    for line in outcome.notes + outcome.problems + skipped_summary(outcome.skipped):
+        print(f"spamnb: {line}", file=sys.stderr)
+    return outcome.exit_status(wanted["exit_code"])
+
+
+_COMMANDS = frozenset({"train", "classify", "serve", "evaluate", "learn", "filter", "export", "merge", "import",
+                       "prune", "inspect", "completion"})
+
+
+def is_filter(args: list[str]) -> bool:
+    """Whether the command line asks for `filter`: the first command name in
+    it is `filter`, whatever else (a mistyped global option) comes before."""
+    return next((arg for arg in args if arg in _COMMANDS), None) == "filter"
+
+
+def _exit(status: int) -> None:
+    """End the process at once, output flushed: the interpreter's teardown
+    (freeing every module, a last collection) is 12 of a cold classify's
+    ~180 million instructions, and nothing of the fast path needs it: files
+    written are closed and fsynced, worker pools shut down, the lock goes
+    with the process.  Output that cannot be flushed (a full disk, a closed
+    pipe) is left to the normal exit, which reports it as it always did."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        sys.exit(status)
+    os._exit(status)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if is_filter(args):
+        # The message is handed back whatever fails, the command line included.
+        from .filtering import main as filter_main
+
+        sys.exit(filter_main(args))
+    wanted, command = parse_classify(args), classify
+    if wanted is None:
+        wanted, command = parse_learn(args), learn
+    from .config import in_effect
+
+    if wanted is None or in_effect():
+        from .cli import main as full_main
+
+        full_main(args)
+        return
+    try:  # the C module: signal.py wraps it in enums, 0.9 ms of start-up
+        import _signal as signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
+    except ImportError:
+        import signal
+
+    from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_MODEL_ERROR, SpamnbError, os_error_line
+
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `spamnb classify dir | head` ends quietly
+    try:
+        status = command(wanted)
+    except SpamnbError as error:
+        print(f"spamnb: {error}", file=sys.stderr)
+        status = error.exit_status
+    except KeyboardInterrupt:
+        print("spamnb: interrupted", file=sys.stderr)
+        status = EXIT_INTERRUPTED
+    except OSError as error:  # standard output on a full disk, say: as the CLI reports it
+        print(f"spamnb: {os_error_line(error)}", file=sys.stderr)
+        status = EXIT_MODEL_ERROR
+    except Exception as error:  # a bug: one line, as the CLI reports it
+        if os.environ.get("SPAMNB_DEBUG"):
+            raise
+        print(f"spamnb: internal error: {type(error).__name__}: {error} "
+              "(set SPAMNB_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
+        status = EXIT_INTERNAL
+    if argv is None:  # a process of its own (called with argv, as tests do, it returns through SystemExit)
+        _exit(status)
+    sys.exit(status)

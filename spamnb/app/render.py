@@ -1,0 +1,221 @@
+"""Rendering results for people (text, rich tables) and for scripts (TSV, JSON)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from io import TextIOBase
+
+from ..model.scoring import Score
+from ..mail.sources import Skipped, display
+
+# A token or file name holding bytes that are not UTF-8 carries them as lone
+# surrogates (surrogateescape), which no UTF-8 stream can take: they are
+# written as \udcXX escapes (in JSON, the escape JSON itself uses).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _writable(text: str) -> str:
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def _finite(value: float) -> float:
+    # JSON has no infinity; a clamped number keeps every line parseable.
+    return value if math.isfinite(value) else (1e308 if value > 0 else -1e308)
+
+
+def score_record(origin: str, score: Score, explain: int = 0) -> dict:
+    record = {
+        "path": display(origin),
+        "label": score.label,
+        "score": round(score.probability, 6),
+        "log_odds": round(_finite(score.log_odds), 4),
+        "tokens_known": score.tokens_known,
+        "tokens_distinct": score.tokens_distinct,
+    }
+    if score.reason:  # not scored (not mail, out of time): why, as stderr also says
+        record["reason"] = score.reason
+    if explain:
+        # Unrounded, so that the listed contributions and terms add up to
+        # log_odds exactly (to the last bits of a double).
+        record["log_odds"] = _finite(score.log_odds)
+        record["explain"] = [
+            {"token": e.token, "weight": e.weight, "count": e.count, "contribution": e.contribution}
+            for e in score.effects[:explain]
+        ]
+        record["explain_terms"] = explain_terms(score, explain)
+        if score.factor is not None:
+            scale, divisor, kept = score.factor
+            record["explain_factor"] = {"scale": scale, "divisor": divisor, "tokens": kept}
+    return record
+
+
+def explain_terms(score: Score, listed: int) -> list[dict]:
+    """The terms of the log-odds besides the listed tokens: the offset (the
+    calibration's, or the bias), and the tokens past the `listed` first,
+    summed into one line."""
+    terms = [{"term": name, "contribution": value} for name, value in score.terms]
+    rest = score.effects[listed:]
+    if rest:
+        terms.append({"term": "other tokens", "tokens": len(rest),
+                      "contribution": sum(effect.contribution for effect in rest)})
+    return terms
+
+
+class ScoreWriter:
+    """Writes one classify result at a time in the chosen format."""
+
+    def __init__(self, stream: TextIOBase, fmt: str, explain: int = 0) -> None:
+        self.stream = stream
+        self.fmt = fmt
+        self.explain = explain
+        self._records: list[dict] = []
+        if fmt == "tsv":
+            stream.write("path\tlabel\tscore\tlog_odds\n")
+
+    def write(self, origin: str, score: Score) -> None:
+        record = score_record(origin, score, self.explain)
+        if self.fmt == "jsonl":
+            self.stream.write(_writable(json.dumps(record, ensure_ascii=False, allow_nan=False)) + "\n")
+        elif self.fmt == "json":
+            self._records.append(record)
+        elif self.fmt == "tsv":
+            path = _writable(record["path"].replace("\t", " ").replace("\n", " "))
+            self.stream.write(f"{path}\t{record['label']}\t{record['score']:.6f}\t{record['log_odds']:.4f}\n")
+        else:
+            self.stream.write(f"{record['label']:<6}  {score.probability:.4f}  "
+                              f"{_finite(score.log_odds):+9.2f}  {_writable(record['path'])}\n")
+            if self.explain:
+                self._write_explanation(record)
+        self.stream.flush()
+
+    def _write_explanation(self, record: dict) -> None:
+        """Every term of the sum, one a line: the offset, each listed token,
+        the rest of the tokens together; then what each token was scaled by."""
+        write = self.stream.write
+        terms = record["explain_terms"]
+        for term in terms[:1]:
+            write(f"        {term['contribution']:+8.3f}  ({term['term']})\n")
+        for effect in record["explain"]:
+            write(f"        {effect['contribution']:+8.3f}  {_writable(effect['token'])}  "
+                  f"(weight {effect['weight']:+.3f} × {effect['count']})\n")
+        for term in terms[1:]:
+            write(f"        {term['contribution']:+8.3f}  ({term['tokens']:,} {term['term']})\n")
+        factor = record.get("explain_factor")
+        if factor:
+            write(f"        {record['log_odds']:+8.3f}  = log-odds; each token adds weight × count × "
+                  f"{factor['scale']:.4g} (scale) ÷ {factor['divisor']:.4g} "
+                  f"(normaliser, {factor['tokens']:,} tokens)\n")
+
+    def close(self) -> None:
+        if self.fmt == "json":
+            self.stream.write(_writable(json.dumps(self._records, ensure_ascii=False, indent=2, allow_nan=False)))
+            self.stream.write("\n")
+
+
+def skipped_summary(skipped: list[Skipped], show: int = 5) -> list[str]:
+    if not skipped:
+        return []
+    lines = [f"skipped {len(skipped)} file(s) that could not be read as mail:"]
+    lines += [f"  {item.origin}: {item.reason}" for item in skipped[:show]]
+    if len(skipped) > show:
+        lines.append(f"  ... and {len(skipped) - show} more")
+    return lines
+
+
+def evaluation_text(result: dict) -> str:
+    """The evaluate report for people."""
+    m = result["messages"]
+    lines = [f"protocol: {result['protocol']};  scored {m['spam']:,} spam + {m['ham']:,} ham"
+             + (f";  {result['skipped']} files skipped" if result["skipped"] else ""),
+             "",
+             f"  1-ROCA %            {result['one_minus_roca_percent']:.4f}   (ROC AUC {result['roc_auc']:.6f})",
+             f"  lam %               {result['lam_percent']:.4f}",
+             f"  spam missed at 0.1 % ham loss: {result['spam_miss_at_0.1%_fpr']:.2f} %",
+             "",
+             "  at the cutoffs:",
+             f"    ham called spam   {100 * result['false_positive_rate']:.3f} %",
+             f"    spam called ham   {100 * result['false_negative_rate']:.3f} %",
+             f"    unsure            {100 * result['unsure_rate']:.3f} %",
+             f"    accuracy {result['accuracy']:.4f}   precision {result['precision']:.4f}   "
+             f"recall {result['recall']:.4f}   F1 {result['f1']:.4f}",
+             "",
+             "  confusion (rows: truth)   spam      ham   unsure"]
+    for truth in ("spam", "ham"):
+        row = result["confusion"][truth]
+        lines.append(f"    {truth:<22} {row['spam']:>6,} {row['ham']:>8,} {row['unsure']:>8,}")
+    if "cutoffs" in result:
+        lines.append(f"  cutoffs: spam ≥ {result['cutoffs']['spam']:.6g}, ham ≤ {result['cutoffs']['ham']:.6g}")
+    if "tuned_cutoffs" in result:
+        tuned = result["tuned_cutoffs"]
+        lines.append(f"  tuned on these scores (ham loss ≤ {100 * tuned['max_fpr']:g} %): "
+                     f"spam ≥ {tuned['spam']:.6g}, ham ≤ {tuned['ham']:.6g}"
+                     + (f"; stored in {tuned['stored_in']}" if "stored_in" in tuned else ""))
+    return "\n".join(lines)
+
+
+def inspect_text(summary, spam_rows, ham_rows, looked_up):
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    # Piped output gets a fixed width wide enough for URL tokens, not rich's 80.
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    m = summary["messages"]
+    console.print(f"[bold]model[/bold] {escape(summary['model'])}")
+    console.print(f"messages: {m['spam']:,} spam, {m['ham']:,} ham   vocabulary: {summary['vocabulary']:,} tokens")
+    console.print(f"event model: {summary['event_model']}   alpha: {summary['alpha']:g}   "
+                  f"min strength: {summary['min_strength']:g}   retrain margin: {summary['retrain_margin']:g}   "
+                  f"bias: {summary['bias']:+.3f}   cutoffs: spam ≥ {summary['cutoffs']['spam']:g}, "
+                  f"ham ≤ {summary['cutoffs']['ham']:g}")
+    size = f"{summary['file_bytes'] / 1e6:.1f} MB" if summary.get("file_bytes") else "?"
+    console.print(f"created: {summary['created']}   updated: {summary['updated']}   file: {size}   "
+                  f"messages on record: {summary['learned_digests']:,}")
+    console.print(f"headers: {escape(', '.join(summary['headers'])) or '(none)'}   "
+                  f"stop words: {summary['stopwords']:,}"
+                  + (f"   keywords: {summary['keywords']:,} (only they weigh)" if summary.get("keywords") else ""))
+
+    def table(title, rows):
+        t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+        t.add_column("token", overflow="fold")
+        for column in ("weight", "spam count", "ham count", "spam msgs", "ham msgs"):
+            t.add_column(column, justify="right")
+        if looked_up:
+            t.add_column("why it weighs nothing", overflow="fold")
+            for row in rows:
+                row.setdefault("note", "")
+        for row in rows:
+            token = escape(row["token"])  # tokens come from mail: "[/red]" is not markup
+            if "keyword" in row:
+                token += " (keyword)" if row["keyword"] else " (not a keyword: weighs 0)"
+            note = [escape(row["note"])] if looked_up else []
+            if row.get("weight") is None:
+                t.add_row(token, "(not in model)", "", "", "", "", *note)
+                continue
+            t.add_row(token, f"{row['weight']:+.3f}", f"{row['spam_count']:,}",
+                      f"{row['ham_count']:,}", f"{row['spam_messages']:,}", f"{row['ham_messages']:,}",
+                      *note)
+        console.print()
+        console.print(t)
+
+    if looked_up:
+        table("tokens", spam_rows)
+    else:
+        table("top spam keywords", spam_rows)
+        table("top ham keywords", ham_rows)
+
+
+def learn_summary(report, forget: bool, path: str, created: bool) -> list[str]:
+    """What `learn` says it did (stdout), one line of counts and one about the file."""
+    done = report.forgotten if forget else report.learned
+    parts = [f"{'forgot' if forget else 'learned'} {done['spam']:,} spam + {done['ham']:,} ham"]
+    for count, what in ((report.relabelled, "moved from the other label"),
+                        (report.duplicates, "already learned (skipped; --force learns again)"),
+                        (report.conflicts, "learned with the other label (skipped; --relabel moves)"),
+                        (report.not_learned, "not learned with that label (skipped)"),
+                        (report.already_right, "already classified right (skipped)")):
+        if count:
+            parts.append(f"{count:,} {what}")
+    return ["; ".join(parts), f"model written to {path}" if report.changed or created else f"model unchanged: {path}"]

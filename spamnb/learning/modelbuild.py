@@ -1,0 +1,224 @@
+"""Counts too big to hold → the model file, a chunk of tokens at a time.
+
+Training's merged counts (countruns.py) come in key order, which is the
+model file's order.  Two passes over them make the file Model.from_counts
+and Model.save would make from the same counts, with memory bounded by the
+chunk, not the vocabulary:
+
+1. the counts and the token text are merged to one sorted run each on disk,
+   adding up what every weight depends on besides its own counts: the
+   per-class totals Σ_w N_cw, the vocabulary size V and the largest count
+   (16- or 32-bit occurrences), and picking out the columns of the tokens
+   of the calibration sample;
+2. each chunk of BUILD_CHUNK keys (whole blocks of BLOCK_KEYS) gets its
+   weights (weights.token_weights: the same formula as the whole vocabulary
+   at once, element by element), selection, block index and checksums, and
+   each section's piece is appended to its own file; modelfile's streamed
+   writer puts the file together.
+
+Calibration scores the sample from its tokens' columns alone
+(model.blocked_raw_scores_by_key).  The Bernoulli bias's absent-token sum
+is added a chunk at a time, so it may differ from a sum over the whole
+array in its last bits (floating point addition is not associative); every
+other number is the same.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .countruns import RunReader, SpilledRun, write_array
+from ..model.counts import HAM, SPAM
+from ..model.model import COMPRESSED, KeyColumns, Model, blocked_raw_scores_by_key, file_meta
+from ..model.modelfile import BLOCK_KEYS, check_writable, locked, write_model_streamed
+from ..model.options import TrainOptions
+from ..progress import Phases
+from ..model.scoring import Cutoffs, block_crcs, token_key
+from ..model.weights import class_log_prior, selected_features, token_weights
+
+BUILD_CHUNK = 256 * BLOCK_KEYS
+SECTION_ORDER = ("keys", "weights", "block_first", "block_crcs", "token_lengths", "token_bytes",
+                 "occurrences", "documents", "last_seen")
+
+
+def _selection(documents: np.ndarray, keys: np.ndarray, messages: np.ndarray, options: TrainOptions,
+               keyword_keys: np.ndarray | None) -> np.ndarray:
+    """Model._selection for a chunk: min_df and the keyword list are per token."""
+    selected = selected_features(documents, messages, options.min_df, 0)
+    if keyword_keys is not None:
+        selected &= np.isin(keys, keyword_keys)
+    return selected
+
+
+class SampleColumns:
+    """The counts of the calibration sample's keys, with the model's per-class
+    totals Σ_w N_cw and vocabulary size V, gathered from the merged counts a
+    chunk at a time (key order): what scoring the sample needs of a model
+    whose vocabulary is not held."""
+
+    def __init__(self, sample: list) -> None:
+        self.wanted = (np.unique(np.concatenate([keys for keys, _ in sample])) if sample
+                       else np.zeros(0, dtype=np.uint64))
+        self.picked = np.zeros((4, len(self.wanted)), dtype=np.uint32)
+        self.totals = np.zeros(2, dtype=np.int64)
+        self.vocabulary = 0
+
+    def take(self, chunk) -> None:
+        self.totals += chunk.counts[0:2].sum(axis=1, dtype=np.int64)
+        self.vocabulary += len(chunk)
+        at = np.searchsorted(self.wanted, chunk.keys)
+        inside = at < len(self.wanted)
+        inside[inside] = self.wanted[at[inside]] == chunk.keys[inside]
+        self.picked[:, at[inside]] = chunk.counts[:, inside]
+
+    def columns(self, messages: np.ndarray, options: TrainOptions) -> KeyColumns:
+        return KeyColumns(self.wanted, self.picked[0:2], self.picked[2:4],
+                          _selection(self.picked[2:4], self.wanted, messages, options, keyword_keys_of(options)))
+
+
+def keyword_keys_of(options: TrainOptions) -> np.ndarray | None:
+    """The sorted keys of the model's keyword list, if it has one."""
+    if not options.keywords:
+        return None
+    return np.unique(np.fromiter(map(token_key, options.keywords), dtype=np.uint64, count=len(options.keywords)))
+
+
+def calibration_due(labels: list[int], messages) -> bool:
+    """Whether the sample allows a calibration: two of each class in it and in the model."""
+    return labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(messages) >= 2
+
+
+def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoffs | None,
+                        sample: list, day: int, budget: int, phases=None,
+                        before_write: Callable[[dict], None] | None = None,
+                        copies: list[int] | None = None) -> int:
+    """Write the model of `tally`'s counts to `path`; returns the vocabulary size.
+
+    The final write holds the model's lock, and `before_write(learned)`
+    runs under it first (see training.train_file); `phases` is told when
+    the counts are merged, weighed, calibrated and written.  `copies`: how
+    many times each sample message is counted (training.count_near_errors_again).
+    """
+    phases = phases or Phases()
+    real = check_writable(path)
+    directory = os.path.dirname(real)
+    messages = tally.messages.copy()
+    keyword_keys = keyword_keys_of(options)
+    with tempfile.TemporaryDirectory(prefix=f".{os.path.basename(real)}.build-", suffix=".tmp",
+                                     dir=directory) as scratch:
+        # Pass 1.
+        phases.phase("merging counts")
+        counts_run = SpilledRun(os.path.join(scratch, "counts"), True)
+        text_run = SpilledRun(os.path.join(scratch, "text"), False)
+        largest = 0
+        gathered = SampleColumns(sample)
+        for chunk in tally.store.merged_counts():
+            counts_run.append(chunk)
+            gathered.take(chunk)
+            largest = max(largest, int(chunk.counts[0:2].max(initial=0)))
+        totals = gathered.totals
+        for chunk in tally.store.merged_text():
+            text_run.append(chunk)
+        tally.store.close()  # the spilled runs are merged: their disk space is free again
+        vocabulary = counts_run.length
+        if text_run.length != vocabulary:
+            raise ValueError("token text and counts disagree")
+        occurrence_type = "<u2" if largest <= 0xFFFF else "<u4"
+
+        # Pass 2.
+        phases.phase("weighing tokens")
+        weighing = messages.min() > 0  # else every λ and b are 0 (weights.log_odds_weights)
+        files: dict[str, Any] = {name: os.path.join(scratch, name) for name in SECTION_ORDER}  # a path, or two
+        for half in ("occurrences", "documents"):
+            files[half] = [files[half] + ".ham", files[half] + ".spam"]
+        handles = {}
+        for target in files.values():
+            for one in (target if isinstance(target, list) else [target]):
+                handles[one] = open(one, "wb")
+        absent_sum = 0.0
+        text_bytes = 0
+        try:
+            counts_reader, text_reader = RunReader(counts_run), RunReader(text_run)
+            while not counts_reader.exhausted:
+                chunk, text = counts_reader.read(BUILD_CHUNK), text_reader.read(BUILD_CHUNK)
+                if not np.array_equal(chunk.keys, text.keys):
+                    raise ValueError("token text and counts disagree")
+                assert chunk.counts is not None and text.lengths is not None and text.text is not None  # runs' kinds
+                occurrences = chunk.counts[0:2].astype(np.int64)
+                documents = chunk.counts[2:4].astype(np.int64)
+                if weighing:
+                    weights, absent = token_weights(occurrences, documents, messages, totals, vocabulary,
+                                                    options.event_model, options.alpha, options.robinson,
+                                                    options.min_strength)
+                    if absent is not None:
+                        absent_sum += float(absent.sum())
+                else:
+                    weights = np.zeros(len(chunk))
+                selected = _selection(documents, chunk.keys, messages, options, keyword_keys)
+                weights = np.where(selected, weights, 0.0).astype("<f4")
+                keys = chunk.keys.astype("<u8")
+                pieces = {
+                    files["keys"]: keys, files["weights"]: weights,
+                    files["block_first"]: keys[::BLOCK_KEYS],
+                    files["block_crcs"]: np.array(block_crcs(keys.tobytes(), weights.tobytes(), BLOCK_KEYS),
+                                                  dtype="<u4"),
+                    files["token_lengths"]: text.lengths.astype("<u4"),
+                    files["token_bytes"]: text.text,
+                    files["occurrences"][HAM]: occurrences[HAM].astype(occurrence_type),
+                    files["occurrences"][SPAM]: occurrences[SPAM].astype(occurrence_type),
+                    files["documents"][HAM]: documents[HAM].astype("<u4"),
+                    files["documents"][SPAM]: documents[SPAM].astype("<u4"),
+                    files["last_seen"]: np.full(len(chunk), day, dtype="<u4"),
+                }
+                for target, array in pieces.items():
+                    write_array(handles[target], array)
+                text_bytes += len(text.text)
+        finally:
+            for handle in handles.values():
+                handle.close()
+        counts_run.remove()
+        text_run.remove()
+
+        bias = 0.0
+        if weighing:
+            log_prior = class_log_prior(messages)
+            bias = float(log_prior[SPAM] - log_prior[HAM]) + absent_sum
+        phases.phase("fitting calibration and cutoffs")
+        # A Model with no counts, to fit calibration and cutoffs as Model.calibrate does.
+        fitted = Model(None, options, cutoffs, {"block_size": BLOCK_KEYS})  # type: ignore[arg-type]
+        labels = [label for _, label in sample]
+        if calibration_due(labels, messages):
+            fitted.fit_calibration(blocked_raw_scores_by_key(gathered.columns(messages, options),
+                                                             [keys for keys, _ in sample], labels, totals,
+                                                             vocabulary, messages, options, copies=copies), labels)
+            if cutoffs is None:
+                fitted.tune_cutoffs(labels)
+        meta = file_meta(fitted.meta, options, messages, bias, fitted.cutoffs, vocabulary, totals)
+
+        digests = np.fromiter(tally.learned.keys(), dtype=np.uint64, count=len(tally.learned))
+        classes = np.fromiter(tally.learned.values(), dtype=np.uint8, count=len(tally.learned))
+        order = np.argsort(digests)
+        blocks = -(-vocabulary // BLOCK_KEYS)
+        shapes = {"keys": ("<u8", [vocabulary]), "weights": ("<f4", [vocabulary]),
+                  "block_first": ("<u8", [blocks]), "block_crcs": ("<u4", [blocks]),
+                  "token_lengths": ("<u4", [vocabulary]), "token_bytes": ("|u1", [text_bytes]),
+                  "occurrences": (occurrence_type, [2, vocabulary]), "documents": ("<u4", [2, vocabulary]),
+                  "last_seen": ("<u4", [vocabulary])}
+        sections: list[tuple] = [(name, *shapes[name], files[name] if isinstance(files[name], list) else [files[name]])
+                    for name in SECTION_ORDER]
+        sections += [("digests", "<u8", [len(digests)], [digests[order].astype("<u8")]),
+                     ("digest_classes", "|u1", [len(digests)], [classes[order]]),
+                     ("recent_raw", "<f8", [0], [np.zeros(0, dtype="<f8")]),
+                     ("recent_labels", "|u1", [0], [np.zeros(0, dtype=np.uint8)])]
+        phases.phase("writing the model")
+        with locked(path):
+            if before_write is not None:
+                before_write(tally.learned)
+            write_model_streamed(path, meta, sections, COMPRESSED, scratch)
+    return vocabulary
+

@@ -1,0 +1,550 @@
+"""Training: mail sources → decoded messages → tokens → counts → model."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model.counts import HAM, LABELS, SPAM, TokenCounts
+from .countruns import DEFAULT_BUDGET, CountStore, Run, combine
+from .labelled import LearnReport, TrainReport, check_paths, labelled_messages, tokenized_messages  # noqa: F401
+from . import modelbuild
+from ..mail.digest import message_digest
+from ..errors import InputError, ModelError
+from ..mail.message import decode_message
+from ..model.model import KeyColumns, Model, blocked_raw_scores_by_key, distinct_keys, raw_scores_by_key, today
+from ..model.options import TrainOptions
+from ..model.scoring import Cutoffs, token_key
+from ..mail.sources import count_messages, display
+from ..text.tokens import TokenizerOptions, message_tokens
+from ..workers import Batches
+
+# A batch is the unit of work handed to a worker: big enough that sending it
+# and merging its counts back cost little next to tokenizing it, small enough
+# that a few in flight per worker keep memory bounded.
+BATCH_MESSAGES = 256
+BATCH_BYTES = 4 << 20
+# Training messages kept (a uniform reservoir sample, fixed seed, so the same
+# input gives the same model) for calibrating probabilities on held-out blocks.
+CALIBRATION_SAMPLE = 10000
+
+
+class Reservoir:
+    """A uniform sample of at most `size` items from a stream (Vitter's algorithm R).
+
+    The decisions depend only on how many items were offered, never on the
+    items, so a sample drawn over message numbers in the reading process is
+    the same however the messages are then spread over workers.
+    """
+
+    def __init__(self, size: int, seed: int = 0) -> None:
+        self.size = size
+        self.items: list = []
+        self.seen = 0
+        self._random = random.Random(seed)
+
+    def offer(self, item) -> bool:
+        """Offer one item; true if it is in the sample now."""
+        self.seen += 1
+        if len(self.items) < self.size:
+            self.items.append(item)
+            return True
+        slot = self._random.randrange(self.seen)
+        if slot < self.size:
+            self.items[slot] = item
+            return True
+        return False
+
+
+def labelled_folder(folder: str) -> tuple[list[str], list[str]]:
+    """The `spam/` and `ham/` sources inside a training folder."""
+    spam, ham = os.path.join(folder, "spam"), os.path.join(folder, "ham")
+    missing = [p for p in (spam, ham) if not os.path.exists(p)]
+    if missing:
+        raise InputError(f"{display(folder)} needs spam/ and ham/ inside "
+                         f"(missing: {', '.join(display(m) for m in missing)}); "
+                         "or name sources with --spam PATH and --ham PATH")
+    return [spam], [ham]
+
+
+@dataclass
+class BatchCounts:
+    """What a worker sends back for one batch (numpy arrays and ints only):
+    its counts as a run (countruns.Run: keys, and N_ham, N_spam, D_ham,
+    D_spam per key), the text of the keys this worker has not sent before
+    in this training run, and the keys of the messages picked for the
+    calibration sample, in token order."""
+
+    counts: Run
+    text: Run
+    messages: list[int]
+    sample: dict[int, np.ndarray]
+
+
+# Token -> key of the tokens this worker has met in this training run, so a
+# common token is hashed (BLAKE2b, scoring.token_key) and its text sent once,
+# not once per batch.  Bounded: past KEY_CACHE tokens it starts again, and a
+# text sent twice is merged away (countruns.first_text).  Per thread: a Dask
+# worker may run batches side by side.
+KEY_CACHE = 1 << 18
+_worker = threading.local()
+
+
+def _key_cache(run: str) -> dict[str, int]:
+    if getattr(_worker, "run", None) != run or len(_worker.keys) > KEY_CACHE:
+        _worker.run, _worker.keys = run, {}
+    return _worker.keys
+
+
+def count_batch(batch: list[tuple[int, int, bytes, bool]], tokenizer: TokenizerOptions,
+                run: str = "") -> BatchCounts:
+    """Decode, tokenize and count a batch of (number, label, raw bytes, keep
+    tokens) messages.  Runs in a worker process (or a Dask worker), so it
+    takes and returns only plain, picklable data.  `run` names the training
+    run (see _key_cache)."""
+    occurrences: tuple[Counter, Counter] = (Counter(), Counter())
+    documents: tuple[Counter, Counter] = (Counter(), Counter())
+    messages = [0, 0]
+    kept: dict[int, list[str]] = {}
+    for number, label, data, keep in batch:
+        tokens = message_tokens(decode_message(data, tokenizer.wants_header), tokenizer)
+        # update() with a list or set counts in C; with a Counter it would loop in Python.
+        occurrences[label].update(tokens)
+        documents[label].update(set(tokens))
+        messages[label] += 1
+        if keep:
+            kept[number] = tokens
+    cache = _key_cache(run)
+    new = [token for token in set(occurrences[HAM]).union(occurrences[SPAM]) if token not in cache]
+    cache.update(zip(new, map(token_key, new)))
+    key = cache.__getitem__
+    parts = []
+    for label in (HAM, SPAM):
+        tokens = list(occurrences[label])
+        keys = np.fromiter(map(key, tokens), dtype=np.uint64, count=len(tokens))
+        counts = np.zeros((4, len(tokens)), dtype=np.uint32)
+        counts[label] = np.fromiter(occurrences[label].values(), dtype=np.uint32, count=len(tokens))
+        counts[2 + label] = np.fromiter(map(documents[label].__getitem__, tokens), dtype=np.uint32,
+                                        count=len(tokens))
+        parts.append(Run(keys, counts))
+    encoded = [token.encode("utf-8", "surrogatepass") for token in new]
+    text = Run(np.fromiter(map(key, new), dtype=np.uint64, count=len(new)),
+               lengths=np.fromiter(map(len, encoded), dtype=np.uint32, count=len(new)),
+               text=np.frombuffer(b"".join(encoded), dtype=np.uint8))
+    sample = {number: np.fromiter(map(key, tokens), dtype=np.uint64, count=len(tokens))
+              for number, tokens in kept.items()}
+    return BatchCounts(combine(parts), text, messages, sample)
+
+
+class Tally:
+    """What counting the training mail gives: the counts and token text (a
+    CountStore, spilled to disk past its budget), messages per class, and
+    the digest and class of every message counted."""
+
+    def __init__(self, budget: int = DEFAULT_BUDGET, directory: str | None = None,
+                 prefix: str = ".spamnb-spill-") -> None:
+        self.store = CountStore(budget, directory, prefix)
+        self.messages = np.zeros(2, dtype=np.int64)
+        self.learned: dict[int, int] = {}
+
+    def counts(self, day: int = 0) -> TokenCounts:
+        """The whole vocabulary in memory, as a TokenCounts (in key order)."""
+        chunks = list(self.store.merged_counts())
+        texts = list(self.store.merged_text())
+        keys = np.concatenate([c.keys for c in chunks]) if chunks else np.zeros(0, dtype=np.uint64)
+        counts = np.concatenate([c.counts for c in chunks], axis=1) if chunks else np.zeros((4, 0), np.uint32)
+        text_keys = np.concatenate([t.keys for t in texts]) if texts else np.zeros(0, dtype=np.uint64)
+        if not np.array_equal(keys, text_keys):
+            raise ValueError("token text and counts disagree")
+        raw = b"".join(t.text.tobytes() for t in texts)  # type: ignore[union-attr]  # text runs
+        ends = np.cumsum(np.concatenate([t.lengths for t in texts]) if texts else [], dtype=np.int64).tolist()
+        tokens = [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip([0, *ends], ends)]
+        result = TokenCounts.from_arrays(tokens, counts[0:2], counts[2:4], self.messages,
+                                         np.full(len(keys), day, dtype=np.uint32), keys)
+        result.learned = dict(self.learned)
+        return result
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: TrainOptions,
+                  report: TrainReport, progress: Callable[[str], None] | None = None,
+                  sample: Reservoir | None = None, executor=None, workers: int = 1
+                  ) -> list[tuple[np.ndarray, int]]:
+    """Count every message under the labelled paths into `tally`.
+
+    This process reads the sources, skips messages already counted with the
+    same label (by digest) and draws the calibration sample; `executor` (any
+    object with concurrent.futures' `submit`, such as a process pool or a
+    Dask client's executor) decodes, tokenizes and counts batches into
+    keyed runs, which this process adds up within its memory budget
+    (countruns.CountStore).  Counts are sums, so the result does not depend
+    on how the work was split.  Returns the (token keys, label) pairs of the
+    sample, in reading order.
+    """
+    tokenizer = options.tokenizer
+    run = f"{os.getpid()}-{time.time_ns()}-{id(tally)}"
+    kept: dict[int, tuple[np.ndarray, int]] = {}
+    labels: dict[int, int] = {}
+
+    def collect(_tags, result: BatchCounts) -> None:
+        tally.store.add(result.counts, result.text)
+        tally.messages += np.asarray(result.messages, dtype=np.int64)
+        sampled = set(sample.items) if sample is not None and result.sample else ()
+        for number, keys in result.sample.items():
+            if number in sampled:  # not replaced while the batch was away
+                kept[number] = (keys, labels[number])
+
+    batches = Batches(count_batch, collect, args=(tokenizer, run), workers=workers, executor=executor,
+                      batch_items=BATCH_MESSAGES, batch_bytes=BATCH_BYTES)
+    number = 0
+    for label, raw in labelled_messages(sources, report, progress):
+        digest = message_digest(raw.data)
+        if tally.learned.get(digest) == label:
+            report.duplicates += 1  # the same message twice teaches nothing new
+            continue
+        tally.learned[digest] = label
+        number += 1
+        keep = sample.offer(number) if sample is not None else False
+        if keep:
+            labels[number] = label
+        batches.add((number, label, raw.data, keep), size=len(raw.data))
+    batches.finish()
+    if sample is None:
+        return []
+    return [(kept[number][0], kept[number][1]) for number in sorted(sample.items)]  # reading order
+
+
+def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True,
+              copies: list[int] | None = None) -> None:
+    """Fit the model's probability calibration, and with `tune` its cutoffs,
+    on held-out scores of the sample (in reading order), when the sample
+    allows it; `copies`: how many times each was counted (Model.calibrate)."""
+    labels = [label for _, label in sample]
+    if modelbuild.calibration_due(labels, model.messages):
+        model.calibrate([tokens for tokens, _ in sample], labels, copies)
+        if tune:
+            model.tune_cutoffs(labels)
+
+
+def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], tune: bool = True,
+                     copies: list[int] | None = None) -> None:
+    """calibrate, for a sample of messages given as token keys."""
+    labels = [label for _, label in sample]
+    if modelbuild.calibration_due(labels, model.messages):
+        counts = model.counts
+        wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
+        at = np.searchsorted(counts.keys, wanted)
+        if model._selected is None:
+            model._selected = model._selection(counts)
+        columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
+        raw = blocked_raw_scores_by_key(columns, [keys for keys, _ in sample], labels,
+                                        counts.occurrences.sum(axis=1), len(counts), counts.messages,
+                                        model.options, copies=copies)
+        model.fit_calibration(raw, labels)
+        if tune:
+            model.tune_cutoffs(labels)
+
+
+def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options: TrainOptions,
+                  calibrated: bool = True) -> Model:
+    """A model trained as `train` would (calibration and tuned cutoffs included,
+    unless `calibrated` is false) on messages already tokenized."""
+    counts = TokenCounts()
+    for start in range(0, len(documents), BATCH_MESSAGES):
+        counts.add(documents[start:start + BATCH_MESSAGES], labels[start:start + BATCH_MESSAGES])
+    reservoir = Reservoir(CALIBRATION_SAMPLE)
+    for index in range(len(documents)):
+        reservoir.offer(index)
+    sample = [(documents[i], labels[i]) for i in sorted(reservoir.items)]  # in reading order
+    copies = count_near_errors_again(counts, sample, options)
+    model = Model.from_counts(counts, options)
+    if calibrated:
+        calibrate(model, sample, copies=copies)
+    return model
+
+
+def retraining_applies(options: TrainOptions, sample: list, messages) -> bool:
+    """Whether the retraining pass has anything to do: a margin, a sample, and
+    messages of both classes to weigh them by."""
+    return options.retrain_margin > 0 and bool(sample) and int(np.asarray(messages).min()) > 0
+
+
+def count_near_errors_again(counts: TokenCounts, sample: list[tuple[list[str], int]],
+                            options: TrainOptions) -> list[int]:
+    """Count once more the sample's messages that the model of `counts` scores
+    wrong or within `options.retrain_margin` of 0 (raw score), all at once
+    (see TrainOptions.retrain_margin).  Returns how many times each sample
+    message is now counted (1 or 2), which calibration takes out with its
+    block.  The sample is every training message up to CALIBRATION_SAMPLE
+    of them, else a uniform sample."""
+    if not retraining_applies(options, sample, counts.messages):
+        return [1] * len(sample)
+    margin = options.retrain_margin
+    model = Model.from_counts(counts, options)
+    copies = [2 if (1 if label == SPAM else -1) * model.raw_score(tokens) <= margin else 1
+              for tokens, label in sample]
+    for (tokens, label), times in zip(sample, copies):
+        if times == 2:
+            count_occurrences_again(counts, tokens, label)
+    return copies
+
+
+def count_occurrences_again(counts: TokenCounts, tokens: list[str], label: int) -> None:
+    """Count a message's token occurrences once more, and nothing else: its
+    message and document counts stay counts of messages (TrainOptions.retrain_margin)."""
+    bag = Counter(tokens)
+    counts.occurrences[label, [counts.vocabulary[token] for token in bag]] += list(bag.values())
+
+
+def near_errors_by_key(columns: KeyColumns, sample: list[tuple[np.ndarray, int]], totals: np.ndarray,
+                       vocabulary: int, messages: np.ndarray, options: TrainOptions
+                       ) -> tuple[list[int], Run | None]:
+    """count_near_errors_again's choice, for a sample given as token keys and
+    a model given as the columns of the sample's keys (KeyColumns) with its
+    totals, V and message counts: how many times each sample message is to
+    be counted (1 or 2), and the occurrences of those counted again as one
+    keyed run (document and message counts stay: see TrainOptions.retrain_margin)."""
+    if not retraining_applies(options, sample, messages):
+        return [1] * len(sample), None
+    margin = options.retrain_margin
+    raw = raw_scores_by_key(columns, [keys for keys, _ in sample], totals, vocabulary, messages, options)
+    copies = [2 if (1 if label == SPAM else -1) * score <= margin else 1
+              for score, (_, label) in zip(raw.tolist(), sample)]
+    parts = []
+    for (keys, label), times in zip(sample, copies):
+        if times == 2:
+            distinct, counted = distinct_keys(keys)
+            counts = np.zeros((4, len(distinct)), dtype=np.uint32)
+            counts[label] = counted
+            parts.append(Run(distinct, counts))
+    return copies, (combine(parts) if parts else None)
+
+
+def count_near_errors_again_by_key(counts: TokenCounts, sample: list[tuple[np.ndarray, int]],
+                                   options: TrainOptions) -> list[int]:
+    """count_near_errors_again, for the whole vocabulary in memory and a sample
+    given as token keys: the near errors' counts are added to `counts`."""
+    if not retraining_applies(options, sample, counts.messages):
+        return [1] * len(sample)
+    model = Model.from_counts(counts, options)  # its feature selection, as scoring would see it
+    wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
+    at = np.searchsorted(counts.keys, wanted)
+    assert model._selected is not None  # from_counts selects
+    columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
+    copies, extra = near_errors_by_key(columns, sample, counts.occurrences.sum(axis=1), len(counts),
+                                       counts.messages, options)
+    if extra is not None:
+        assert extra.counts is not None  # a counts run
+        counts.occurrences[:, np.searchsorted(counts.keys, extra.keys)] += extra.counts[0:2]
+    return copies
+
+
+def count_near_errors_again_in_store(tally: "Tally", sample: list[tuple[np.ndarray, int]],
+                                     options: TrainOptions) -> list[int]:
+    """count_near_errors_again, for counts held in a CountStore (bounded
+    memory): one merge pass gathers the sample's columns, and the near
+    errors' counts go into the store as one more run."""
+    if not retraining_applies(options, sample, tally.messages):
+        return [1] * len(sample)
+    gathered = modelbuild.SampleColumns(sample)
+    for chunk in tally.store.merged_counts():
+        gathered.take(chunk)
+    copies, extra = near_errors_by_key(gathered.columns(tally.messages, options), sample, gathered.totals,
+                                       gathered.vocabulary, tally.messages, options)
+    if extra is not None:
+        tally.store.add(extra)
+    return copies
+
+
+def expected_messages(paths: Sequence[str]) -> int:
+    return sum(count_messages(path) for path in paths)
+
+
+def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,
+          cutoffs: Cutoffs | None = None, progress: Callable[[str], None] | None = None,
+          executor=None, workers: int = 1, budget: int = DEFAULT_BUDGET,
+          directory: str | None = None, phases=None) -> tuple[Model, TrainReport]:
+    """Train a model on the messages under the `spam` and `ham` paths.
+
+    `executor` spreads the decoding, tokenizing and counting over `workers`
+    processes or a Dask cluster (see workers.py); the model is the same
+    count for count.  Counting stays within `budget` bytes (spilling to
+    `directory`, default $TMPDIR); the model returned holds the whole
+    vocabulary in memory (`train_file` writes one without).  Unreadable
+    files are listed in the report and skipped.  Raises InputError when a
+    path does not exist or a class ends up with no message.  `phases`
+    (progress.Phases) is told when weighing and calibrating start;
+    `progress` is called per message read.
+    """
+    options = options or TrainOptions()
+    started = time.perf_counter()
+    tally, report, sample = _count(spam, ham, options, progress, executor, workers, budget, directory)
+    try:
+        counts = tally.counts(today())
+    finally:
+        tally.close()
+    if phases is not None:
+        phases.phase("weighing tokens")
+    copies = count_near_errors_again_by_key(counts, sample, options)
+    model = Model.from_counts(counts, options, cutoffs)
+    if phases is not None:
+        phases.phase("fitting calibration and cutoffs")
+    calibrate_by_key(model, sample, tune=cutoffs is None, copies=copies)
+    report.vocabulary = model.vocabulary_size
+    report.seconds = time.perf_counter() - started
+    return model, report
+
+
+def _count(spam, ham, options, progress, executor, workers, budget, directory, prefix=".spamnb-spill-"):
+    check_paths([*spam, *ham])
+    tally = Tally(budget, directory, prefix)
+    report = TrainReport()
+    sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
+    try:
+        sample = count_sources(tally, sources, options, report, progress, Reservoir(CALIBRATION_SAMPLE),
+                               executor, workers)
+        empty = [name for name in ("spam", "ham") if report.messages[name] == 0]
+        if empty:
+            raise InputError(f"no {' and no '.join(empty)} messages could be read; "
+                             "naive Bayes needs examples of both classes")
+    except BaseException:
+        tally.close()
+        raise
+    return tally, report, sample
+
+
+def release_freed_memory() -> None:
+    """Have glibc give large freed blocks back to the system at once.
+
+    Its default raises the size above which blocks are mapped (and unmapped
+    when freed) to the largest block freed so far, so once the first chunk's
+    arrays are freed every later chunk comes from the heap, which is not
+    given back: the process grew by a chunk's worth per chunk.  A fixed
+    threshold keeps every array of 128 KiB or more mapped.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-3, 128 << 10)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 128 << 10)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass  # not glibc: its allocator decides
+
+
+def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,
+               cutoffs: Cutoffs | None = None, progress: Callable[[str], None] | None = None,
+               executor=None, workers: int = 1, budget: int = DEFAULT_BUDGET, phases=None,
+               before_write: Callable[[dict], None] | None = None) -> TrainReport:
+    """Train on the messages under `spam` and `ham` and write the model to
+    `path`, in memory bounded by `budget` whatever the vocabulary: counts
+    spill beside the model, and the model file is built from the merged
+    counts a chunk at a time (modelbuild.py).  The file is the one `train`
+    and Model.save would write, count for count and weight for weight.
+    (--max-features ranks every token at once: that option trains in memory.)
+
+    The write holds the model's lock; `before_write(learned)` is called
+    under it with the digests of the messages trained on, and may raise to
+    leave the model there as it is (the CLI's refusal to drop what a user
+    taught).  `phases` (progress.Phases) is told each phase as it starts.
+    """
+    from ..model.modelfile import check_writable, locked
+
+    options = options or TrainOptions()
+    if options.max_features:
+        model, report = train(spam, ham, options, cutoffs, progress, executor, workers, budget, phases=phases)
+        if phases is not None:
+            phases.phase("writing the model")
+        with locked(path):
+            if before_write is not None:
+                before_write(model.counts.learned)
+            model.save(path)
+        return report
+    started = time.perf_counter()
+    real = check_writable(path)
+    release_freed_memory()
+    try:
+        tally, report, sample = _count(spam, ham, options, progress, executor, workers, budget,
+                                       os.path.dirname(real), f".{os.path.basename(real)}.spill-")
+        from concurrent.futures import ProcessPoolExecutor  # here: 12 ms of import `learn` need not pay
+
+        if isinstance(executor, ProcessPoolExecutor):
+            # Counting is done: the workers' memory (each keeps its decoder's and
+            # tokenizer's heap, 165 MB on trec06p) goes before the model is built.
+            executor.shutdown()
+        try:
+            copies = count_near_errors_again_in_store(tally, sample, options)
+            report.vocabulary = modelbuild.write_trained_model(path, tally, options, cutoffs, sample, today(),
+                                                               budget, phases, before_write, copies)
+        finally:
+            tally.close()
+    except OSError as error:  # spilled runs and the build folder live beside the model
+        raise ModelError(f"cannot write model {real}: {error.strerror or error}; "
+                         "the previous model, if any, is unchanged") from None
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,
+          relabel: bool = False, force: bool = False, on_error: bool = False,
+          newer_than: float | None = None) -> LearnReport:
+    """Add (or with `forget`, remove) messages to a trained model, exactly.
+
+    Each message's digest records what it was learned as, so learning it
+    again is skipped, forgetting removes exactly what was added, and
+    `relabel` moves a message learned with the wrong label to the right one
+    (forget as the old class, learn as the new).  `on_error` learns only
+    the messages the model currently gets wrong or is unsure about.
+    Calibration and cutoffs are refitted from the scores learned messages
+    had before they were learned (Model.refit_from_recent).
+    """
+    check_paths([*spam, *ham])
+    counts = model.counts
+    report = LearnReport()
+    day = today()
+    sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
+    scorable = bool(counts.messages.min() > 0)  # the weights (as loaded) say something
+    for label, tokens, _, digest in tokenized_messages(sources, model.options, report.reading,
+                                                       newer_than=newer_than):
+        name = LABELS[label]
+        previous = counts.learned.get(digest)
+        action = report.decide(previous, label, forget, relabel, force)
+        if action == "skip":
+            continue
+        if action == "forget":
+            counts.add([tokens], [label], sign=-1)
+            counts.learned.pop(digest, None)
+            report.forgotten[name] += 1
+            continue
+        if action == "relabel":
+            assert previous is not None  # decide() relabels only what was learned
+            counts.add([tokens], [previous], sign=-1)
+            report.relabelled += 1
+        elif on_error and model.score_tokens(tokens).label == name:
+            report.already_right += 1
+            continue
+        elif not on_error and scorable:
+            # Its score before learning, on record for refitting.  Train on
+            # error's messages are not a sample of the mail, so they are not.
+            model.record_recent(model.raw_score(tokens), label)
+        counts.add([tokens], [label], day=day)
+        counts.learned[digest] = label
+        report.learned[name] += 1
+    present = (counts.occurrences.sum(axis=0) + counts.documents.sum(axis=0)) > 0
+    if not present.all():
+        # Tokens whose counts all went to zero leave the vocabulary, so V, and
+        # with it every weight, is what it was before they were learned.
+        model._counts = counts.subset(present)
+    model.refresh(keep_calibration=True)
+    if not forget:
+        model.refit_from_recent()
+    return report

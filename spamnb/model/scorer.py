@@ -1,0 +1,317 @@
+"""A model opened for scoring only.
+
+`classify`, `filter` and `serve` need the options, the cutoffs and the
+weights of the tokens a message holds: nothing else.  A Scorer maps the model
+file and reads just that, with the standard library alone (no numpy), so a
+fresh process scores a message in milliseconds whatever the model's size.
+`Model` (model.py) is a Scorer that also holds the counts, for training,
+learning and inspection.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import ModelError
+from ..mail.message import decode_message
+from .modelfile import read_model
+from .options import TrainOptions, presence_scoring
+from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_tokens
+from ..text.tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens
+
+SCORING_SECTIONS = ("keys", "weights", "block_first", "block_crcs")
+
+
+def options_to_meta(options: TrainOptions) -> dict:
+    """The options as a model file's metadata and an export's settings line store them."""
+    return {"event_model": options.event_model, "alpha": options.alpha,
+            "tokenizer": options.tokenizer.to_dict(), "robinson": options.robinson,
+            "normalize": options.normalize, "top_k": options.top_k, "chunk": options.chunk,
+            "min_df": options.min_df, "max_features": options.max_features,
+            "min_strength": options.min_strength, "retrain_margin": options.retrain_margin,
+            "keywords": sorted(options.keywords)}
+
+
+# Bounds on what a model's header may say.  A file is written by someone
+# (an old backup, another tool, an attacker who can write the model path):
+# whatever it holds, scoring gets finite numbers in these ranges or the
+# model is refused as "not usable, retrain" (exit 3), never a wrong score.
+_LIMIT = 1e6           # alpha, Robinson strength, minimum strength, calibration scale and offset
+_BIAS_LIMIT = 1e9      # the Bernoulli bias sums over the vocabulary: wider
+_COUNT_LIMIT = 2**31   # top-k, chunk, min-df, max-features
+
+
+def number(meta: dict, key: str, low: float, high: float, default=None) -> float:
+    """meta[key] as a finite float in [low, high]; ValueError otherwise."""
+    value = meta.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{key} is {type(value).__name__}, not a number")
+    value = float(value)
+    if not (low <= value <= high):  # NaN fails too
+        raise ValueError(f"{key} = {value!r} is outside {low:g}..{high:g}")
+    return value
+
+
+def whole(meta: dict, key: str, low: int, high: int, default=None) -> int:
+    """meta[key] as an int in [low, high] (JSON 3.0 is not an int); ValueError otherwise."""
+    value = meta.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key} is {type(value).__name__}, not a whole number")
+    if not (low <= value <= high):
+        raise ValueError(f"{key} = {value} is outside {low}..{high}")
+    return value
+
+
+def _strings(data: dict, key: str) -> list[str]:
+    value = data[key]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"tokenizer {key} is not a list of strings")
+    return value
+
+
+def _flag(data: dict, key: str) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise ValueError(f"tokenizer {key} is not true or false")
+    return value
+
+
+def options_from_meta(meta: dict) -> TrainOptions:
+    """The training options a model's header stores, checked: every value of
+    the type and range scoring relies on, or ValueError."""
+    tokenizer = meta["tokenizer"]
+    if not isinstance(tokenizer, dict):
+        raise ValueError("tokenizer settings are not a table")
+    for key in ("event_model", "normalize"):
+        if not isinstance(meta.get(key, "none"), str):
+            raise ValueError(f"{key} is not a string")
+    return TrainOptions(
+        event_model=meta["event_model"], alpha=number(meta, "alpha", 1e-300, _LIMIT),
+        tokenizer=TokenizerOptions(headers=tuple(_strings(tokenizer, "headers")),
+                                   stopwords=frozenset(_strings(tokenizer, "stopwords")),
+                                   bigrams=_flag(tokenizer, "bigrams"),
+                                   fold_variants=_flag(tokenizer, "fold_variants")),
+        robinson=number(meta, "robinson", 0, _LIMIT, 0.0), normalize=meta.get("normalize", "none"),
+        top_k=whole(meta, "top_k", 0, _COUNT_LIMIT, 0), chunk=whole(meta, "chunk", 0, _COUNT_LIMIT, 0),
+        min_df=whole(meta, "min_df", 0, _COUNT_LIMIT, 0),
+        max_features=whole(meta, "max_features", 0, _COUNT_LIMIT, 0),
+        # Models written before the option existed weighed every token.
+        min_strength=number(meta, "min_strength", 0, _LIMIT, 0.0),
+        # Models written before the option existed counted each message once.
+        retrain_margin=number(meta, "retrain_margin", 0, _LIMIT, 0.0),
+        keywords=frozenset(_strings(meta, "keywords")) if "keywords" in meta else frozenset())
+
+
+def cutoffs_from_meta(meta: dict) -> Cutoffs:
+    cutoffs = meta["cutoffs"]
+    if not isinstance(cutoffs, dict):
+        raise ValueError("cutoffs are not a table")
+    return Cutoffs(spam=number(cutoffs, "spam", 0, 1), ham=number(cutoffs, "ham", 0, 1))
+
+
+def check_scoring_meta(meta: dict) -> None:
+    """The numbers of the header that a score is computed from: finite and in range."""
+    number(meta, "bias", -_BIAS_LIMIT, _BIAS_LIMIT, 0.0)
+    calibration = meta.get("calibration")
+    if calibration is not None:
+        if not isinstance(calibration, dict):
+            raise ValueError("calibration is not a table")
+        number(calibration, "scale", -_LIMIT, _LIMIT)
+        number(calibration, "offset", -_LIMIT, _LIMIT)
+    whole(meta, "block_size", 1, 1 << 20)
+
+
+def check_tokenizer_version(meta: dict) -> None:
+    version = meta.get("tokenizer_version")
+    if version != TOKENIZER_VERSION:
+        raise ValueError(f"it was made by tokenizer version {version}, this spamnb tokenizes "
+                         f"as version {TOKENIZER_VERSION}")
+
+
+def journal_scoring(options: TrainOptions) -> bool:
+    """Whether λ of this model is a token's own count term plus one constant
+    per model, so that learning can be appended (journal.py) and scored from
+    counts: the multinomial and mixed event models, without Robinson's
+    shrinking or feature selection (which depend on every token at once).
+    Other models are rewritten whole by `learn`."""
+    return (options.event_model in ("multinomial", "mixed") and options.robinson == 0
+            and options.min_df <= 1 and options.max_features == 0)
+
+
+class LiveTable:
+    """The weight table of a model with a journal: λ of each token computed
+    from its counts, the base's plus the journal's changes, as weights.py
+    defines it for the multinomial and mixed models:
+
+        λ_w = log(N_spam,w + α) − log(N_ham,w + α) + log(T_ham + αV) − log(T_spam + αV)
+
+    with T_c = Σ_w N_cw and V the vocabulary, both moved by the journal; 0
+    when |λ_w| is below min_strength, or when a class has no message yet.
+    """
+
+    def __init__(self, base: WeightTable, model_file, state, options: TrainOptions, meta: dict) -> None:
+        import math
+
+        self._log = math.log
+        self._base = base
+        model_file.check_section("occurrences")  # read for every token: checked whole (a few ms)
+        entry = meta["sections"]["occurrences"]
+        code = {"<u2": "H", "<u4": "I"}[entry["dtype"]]
+        from .scoring import _as_native
+
+        self._occurrences = _as_native(model_file.stored("occurrences"), code)
+        self._size = len(base)
+        if len(self._occurrences) != 2 * self._size:
+            raise ValueError("occurrence counts disagree with the keys")
+        self._state = state
+        self._alpha = float(options.alpha)
+        self._floor = float(options.min_strength)
+        self._keywords = options.keywords
+        self._base_totals = [int(total) for total in meta["totals"]]
+        self._base_messages = [int(count) for count in meta["messages"]]
+        self._base_vocabulary = int(meta["vocabulary"])
+        self._known: dict[str, float | None] = {}
+        self._places: dict[str, tuple[int, int]] = {}
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute the per-model terms after the journal state changed (learn)."""
+        state = self._state
+        totals = [self._base_totals[c] + state.totals[c] for c in (0, 1)]
+        messages = [self._base_messages[c] + state.messages[c] for c in (0, 1)]
+        vocabulary = self._base_vocabulary + state.vocabulary
+        self.scorable = min(messages) > 0
+        log, alpha = self._log, self._alpha
+        self._constant = (log(totals[0] + alpha * vocabulary) - log(totals[1] + alpha * vocabulary)
+                          if self.scorable else 0.0)
+        self.bias = log(messages[1]) - log(messages[0]) if self.scorable else 0.0
+        self._known.clear()
+
+    def __len__(self) -> int:
+        return self._size + self._state.vocabulary
+
+    def messages(self, label: int) -> int:
+        """Messages learned as `label` (0 ham, 1 spam), the journal included."""
+        return self._base_messages[label] + self._state.messages[label]
+
+    def place(self, token: str) -> tuple[int, int]:
+        """(base index or -1, key) of a token, looked up once."""
+        found = self._places.get(token)
+        if found is None:
+            from .scoring import token_key
+
+            if len(self._places) >= WeightTable.KNOWN_LIMIT:
+                self._places.clear()
+            found = self._places[token] = (self._base.index(token), token_key(token))
+        return found
+
+    def counts_of(self, token: str) -> tuple[int, int, int] | None:
+        """(base index or -1, N_ham, N_spam) now; None when the model does not hold the token."""
+        index, key = self.place(token)
+        n_ham = n_spam = 0
+        if index >= 0:
+            n_ham, n_spam = self._occurrences[index], self._occurrences[self._size + index]
+        change = self._state.changes.get(key)
+        if change is not None:
+            n_ham += change[0]
+            n_spam += change[1]
+        elif index < 0:
+            return None
+        if n_ham < 0 or n_spam < 0:
+            from ..errors import ModelError
+
+            raise ModelError("the model's journal takes out more than it holds; not usable, retrain it")
+        if n_ham + n_spam <= 0:
+            return None  # every message that held it was forgotten
+        return index, n_ham, n_spam
+
+    def weight_of(self, token: str) -> float | None:
+        try:
+            return self._known[token]
+        except KeyError:
+            pass
+        found = self.counts_of(token)
+        if found is None:
+            weight = None
+        elif not self.scorable:
+            weight = 0.0
+        else:
+            _, n_ham, n_spam = found
+            log, alpha = self._log, self._alpha
+            weight = log(n_spam + alpha) - log(n_ham + alpha) + self._constant
+            if abs(weight) < self._floor or (self._keywords and token not in self._keywords):
+                weight = 0.0
+        if len(self._known) >= WeightTable.KNOWN_LIMIT:
+            self._known.clear()
+        self._known[token] = weight
+        return weight
+
+
+class Scorer:
+    """Options, cutoffs, calibration and a weight table: all scoring needs."""
+
+    def __init__(self, options: TrainOptions, cutoffs: Cutoffs | None = None,
+                 meta: dict | None = None) -> None:
+        self.options = options
+        self.cutoffs = cutoffs or Cutoffs()
+        self.meta = dict(meta or {})
+        self.bias: float = float(self.meta.get("bias", 0.0))
+        self._table: WeightTable | LiveTable | None = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, model_file=None) -> "Scorer":
+        """Map a model file for scoring; raises ModelError for anything amiss."""
+        model_file = model_file or read_model(path, verify=False)
+        meta = model_file.meta
+        try:
+            check_scoring_meta(meta)
+            scorer = cls(options_from_meta(meta), cutoffs_from_meta(meta), meta)
+            check_tokenizer_version(meta)
+            for name in ("block_first", "block_crcs"):  # small: checked whole
+                model_file.check_section(name)
+            scorer._table = WeightTable(*(model_file.stored(name) for name in SCORING_SECTIONS),  # type: ignore[misc]  # the star fills the arrays only
+                                        block_size=meta["block_size"], where=f"model {path}")
+            if model_file.journal_bytes:
+                state, _torn = model_file.journal()
+                if state and not journal_scoring(scorer.options):
+                    # Not written by this spamnb's learn; the whole load folds it in.
+                    from .model import Model
+
+                    return Model.load(path)
+                if state:
+                    scorer._table = LiveTable(scorer._table, model_file, state, scorer.options, meta)
+                    scorer.bias = scorer._table.bias
+        except (KeyError, TypeError, ValueError, IndexError, ArithmeticError) as error:
+            raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
+        return scorer
+
+    @property
+    def table(self) -> WeightTable:
+        assert self._table is not None
+        return self._table  # type: ignore[return-value]  # a LiveTable scores as a WeightTable does
+
+    @property
+    def rule(self) -> ScoringRule:
+        """How contributions combine: the options, plus the calibration if fitted."""
+        calibration = self.meta.get("calibration")
+        scale, offset = (calibration["scale"], calibration["offset"]) if calibration else (1.0, self.bias)
+        return ScoringRule(self.options.normalize, self.options.top_k, scale, offset, self.options.chunk,
+                           calibration is not None)
+
+    def tokens(self, raw: bytes) -> list[str]:
+        tokenizer = self.options.tokenizer
+        return message_tokens(decode_message(raw, tokenizer.wants_header), tokenizer)
+
+    def score_tokens(self, tokens: list[str], explain: bool = False,
+                     cutoffs: Cutoffs | None = None) -> Score:
+        return score_tokens(tokens, self.table, self.rule, presence_scoring(self.options.event_model),
+                            cutoffs or self.cutoffs, explain)
+
+    def raw_score(self, tokens: list[str]) -> float:
+        """The raw score (before calibration) the model as it stands gives."""
+        return self.rule.raw_of_log_odds(self.score_tokens(tokens).log_odds)
+
+    def score_message(self, raw: bytes, explain: bool = False,
+                      cutoffs: Cutoffs | None = None) -> Score:
+        """Score one raw message (bytes as read from a file or stdin)."""
+        return self.score_tokens(self.tokens(raw), explain, cutoffs)

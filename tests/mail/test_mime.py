@@ -1,0 +1,227 @@
+"""The MIME reader: header blocks, parameters, multipart splitting, transfer
+encodings, bounds (address lists: test_addresses.py)."""
+
+import base64
+import subprocess
+import sys
+import time
+
+import pytest
+
+from spamnb.mail import mime
+from spamnb.mail.message import DecodedMessage, decode_message
+
+
+def leaves(raw: bytes, max_parts=500, max_depth=50):
+    fields, parts = mime.parse(raw, max_parts, max_depth)
+    return fields, [(part.content_type, part.body) for part in parts if isinstance(part, mime.Part)]
+
+
+# --- header blocks ---
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+def test_folded_header_keeps_its_folds_and_drops_the_separator(eol):
+    raw = eol.join([b"Subject: one", b"\ttwo", b"  three", b"X-Empty:", b"", b"body"])
+    fields, body_start, pushback = mime.read_headers(raw, 0, len(raw))
+    assert fields == [("subject", b"one" + eol + b"\ttwo" + eol + b"  three"), ("x-empty", b"")]
+    assert raw[body_start:] == b"body" and pushback == b""
+
+
+def test_line_without_colon_starts_the_body_unless_a_field_follows():
+    # No field before the blank line: a mailer forgot the blank line.
+    raw = b"Subject: a\nthis is no header\nnor this\n\nTo: b@c\n"
+    fields, body_start, _ = mime.read_headers(raw, 0, len(raw))
+    assert fields == [("subject", b"a")]
+    assert raw[body_start:] == b"this is no header\nnor this\n\nTo: b@c\n"
+    # A field follows: the junk lines are skipped, as Thunderbird and mime4j do.
+    for eol in (b"\n", b"\r\n", b"\r"):
+        raw = eol.join([b"Subject: a", b"this is no header", b"nor this", b"To: b@c", b"", b"body"])
+        fields, body_start, _ = mime.read_headers(raw, 0, len(raw))
+        assert fields == [("subject", b"a"), ("to", b"b@c")] and raw[body_start:] == b"body", eol
+
+
+def test_blanks_before_the_colon_are_the_obsolete_syntax():
+    raw = b"Subject : a\nContent-Type\t: text/html\n\nbody"
+    fields, body_start, _ = mime.read_headers(raw, 0, len(raw))
+    assert fields == [("subject", b"a"), ("content-type", b"text/html")] and raw[body_start:] == b"body"
+
+
+def test_envelope_line_stray_continuation_and_nameless_field_are_dropped():
+    raw = b"From alice@x Mon Jan  1\n continuation of nothing\n: no name\nSubject: s\n\nbody"
+    fields, body_start, _ = mime.read_headers(raw, 0, len(raw))
+    assert fields == [("subject", b"s")] and raw[body_start:] == b"body"
+
+
+def test_lone_cr_ends_a_line_as_in_the_email_package():
+    fields, parts = leaves(b"Subject: a\rTo: b@c\r\rbody\r")
+    assert fields == [("subject", b"a"), ("to", b"b@c")] and parts == [("text/plain", b"body\r")]
+
+
+# --- parameters ---
+
+def test_content_type_defaults_and_parameters():
+    assert mime.content_type([]) == "text/plain"
+    assert mime.content_type([("content-type", b"TEXT/HTML ; charset=x")]) == "text/html"
+    assert mime.content_type([("content-type", b"garbage")]) == "text/plain"
+    fields = [("content-type", b'application/pdf; name="a;b \\"c\\".pdf"; Charset=GB2312')]
+    assert mime.filename(fields) == 'a;b "c".pdf'
+    assert mime.charset(fields) == "gb2312"
+
+
+def test_rfc2231_filenames():
+    encoded = [("content-disposition", b"attachment; filename*=utf-8''%E5%8F%91%E7%A5%A8.xls")]
+    assert mime.filename(encoded) == "发票.xls"
+    continued = [("content-disposition", b"attachment; filename*0*=gb2312''%B7%A2; filename*1*=%C6%B1.doc")]
+    assert mime.filename(continued) == "发票.doc"
+    plain_pieces = [("content-type", b'application/zip; name*1="rt2.zip"; name*0="pa"')]
+    assert mime.filename(plain_pieces) == "part2.zip"
+    # Disposition's filename wins over Content-Type's name.
+    both = [("content-type", b"image/gif; name=a.gif"), ("content-disposition", b"inline; filename=b.png")]
+    assert mime.filename(both) == "b.png"
+
+
+def test_8bit_bytes_in_parameters_are_replaced_as_the_email_package_did():
+    fields = [("content-disposition", "attachment; filename=\"报价.doc\"".encode("gb2312"))]
+    assert mime.filename(fields) == "\ufffd" * 4 + ".doc"
+
+
+# --- multipart ---
+
+NESTED = (b"Subject: n\nContent-Type: multipart/mixed; boundary=\"outer\"\n\npreamble words\n"
+          b"--outer\nContent-Type: multipart/alternative; boundary=inner\n\n"
+          b"--inner\nContent-Type: text/plain\n\nplain\n"
+          b"--inner\nContent-Type: text/html\n\n<p>html</p>\n"
+          b"--inner--\ninner epilogue\n"
+          b"--outer\nContent-Type: image/gif; name=x.gif\nContent-Transfer-Encoding: base64\n\nR0lGODlh\n"
+          b"--outer--\nepilogue words\n")
+
+
+def test_nested_multipart_in_reading_order_without_preamble_and_epilogue():
+    _, parts = leaves(NESTED)
+    assert parts == [("text/plain", b"plain"), ("text/html", b"<p>html</p>"), ("image/gif", b"R0lGODlh")]
+
+
+def test_crlf_message():
+    _, parts = leaves(NESTED.replace(b"\n", b"\r\n"))
+    assert parts == [("text/plain", b"plain"), ("text/html", b"<p>html</p>"), ("image/gif", b"R0lGODlh")]
+
+
+def test_missing_close_delimiter_ends_the_last_part_at_the_end():
+    raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b\n\none\n--b\n\ntwo\n"
+    assert leaves(raw)[1] == [("text/plain", b"one"), ("text/plain", b"two")]
+
+
+def test_boundary_lines_start_a_line_and_end_the_boundary_with_a_blank():
+    raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b \t\n\nx --b\n--bb\n--b--x\n--b--\n"
+    assert leaves(raw)[1] == [("text/plain", b"x --b\n--bb\n--b--x")]
+    # RFC 2046: the line need only start with the boundary; what follows a blank is ignored.
+    raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b junk\n\none\n--b\tmore\n\ntwo\n--b-- end\nepilogue\n"
+    assert leaves(raw)[1] == [("text/plain", b"one"), ("text/plain", b"two")]
+
+
+def test_a_run_of_boundary_lines_opens_one_part_and_a_closing_line_ends_it():
+    raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b\n--b\nContent-Type: text/html\n\nx\n--b--\n"
+    assert leaves(raw)[1] == [("text/html", b"x")]
+    # "--b", "--b--": an empty part and the close; what follows is the epilogue.
+    raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b\n\nx\n--b\n--b--\nhidden epilogue\n"
+    assert leaves(raw)[1] == [("text/plain", b"x")]
+
+
+def test_a_multipart_that_closes_before_any_part_has_none():
+    # Its preamble is shown by no client; a boundary never seen keeps the one-body reading.
+    raw = b"Content-Type: multipart/mixed; boundary=b\n\nhidden preamble\n--b--\n"
+    assert leaves(raw)[1] == []
+
+
+def test_boundaryless_multipart_is_one_body():
+    no_parameter = b"Content-Type: multipart/alternative\n\n<html>hi</html>\n"
+    never_seen = b"Content-Type: multipart/alternative; boundary=zz\n\n<html>hi</html>\n--z\n--zzz\n"
+    assert leaves(no_parameter)[1] == [("multipart/alternative", b"<html>hi</html>\n")]
+    assert leaves(never_seen)[1] == [("multipart/alternative", b"<html>hi</html>\n--z\n--zzz\n")]
+    decoded = decode_message(never_seen)
+    assert decoded.texts[0].split() == ["hi", "--z", "--zzz"] and decoded.attachments == []
+
+
+def test_message_rfc822_is_a_nested_message():
+    raw = (b"Subject: outer\nContent-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/rfc822\n\n"
+           b"Subject: inner\nContent-Type: text/plain\n\nforwarded words\n--b--\n")
+    decoded = decode_message(raw)
+    assert decoded.headers == [("subject", "outer"), ("content-type", "multipart/mixed; boundary=b")]
+    # The attached message's Subject (and From) are shown by a client above its text.
+    assert decoded.texts == ["inner", "forwarded words"]
+
+
+def test_digest_parts_default_to_messages():
+    raw = b"Content-Type: multipart/digest; boundary=d\n\n--d\n\nSubject: one\n\nfirst\n--d--\n"
+    assert leaves(raw)[1] == [("text/plain", b"first")]
+
+
+def test_bounds_on_parts_and_depth():
+    many = b"Content-Type: multipart/mixed; boundary=B\n\n" + b"".join(b"--B\n\npart %d\n" % i for i in range(2000))
+    assert len(leaves(many, max_parts=500)[1]) == 499  # the container is one of the 500
+    deep = b"Content-Type: multipart/mixed; boundary=b0\n\n" + b"".join(
+        b"--b%d\nContent-Type: multipart/mixed; boundary=b%d\n\n" % (i, i + 1) for i in range(100)) + b"--b100\n\nleaf\n"
+    assert leaves(deep, max_depth=50)[1] == [] and leaves(deep, max_depth=200)[1] == [("text/plain", b"leaf")]
+
+
+def test_hostile_shapes_stay_fast():
+    deep = b"Content-Type: multipart/mixed; boundary=b0\n\n" + b"".join(
+        b"--b%d\nContent-Type: multipart/mixed; boundary=b%d\n\n" % (i, i + 1) for i in range(10_000))
+    parts = b"Content-Type: multipart/mixed; boundary=B\n\n" + b"--B\n\nx\n" * 100_000
+    lines = b"Content-Type: multipart/mixed; boundary=a\n\n" + b"x--a\n" * 1_000_000
+    for raw in (deep, parts, lines, b"Subject: long\n\n" + b"x" * 10_000_000):
+        started = time.process_time()
+        decode_message(raw)
+        assert time.process_time() - started < 2.0
+
+
+# --- transfer encodings ---
+
+def test_base64_with_junk_missing_padding_and_garbage():
+    fields = [("content-transfer-encoding", b"base64")]
+    assert mime.transfer_decode(b"aGVs\r\nbG8g!!d29y*bGQ=\n", fields) == b"hello world"
+    assert mime.transfer_decode(b"aGVsbG8", fields) == b"hello"
+    assert mime.transfer_decode(b"abcde", fields) == b"abcde"  # cannot decode: kept as it is
+    # Lines encoded one by one (padding inside): a client decodes on after the padding.
+    assert mime.transfer_decode(b"aGk=\r\naGVsbG8=\r\nd29ybGQ\n", fields) == b"hihelloworld"
+    # Text after the padding that is no base64 (a list's footer) is not decoded as base64.
+    assert mime.transfer_decode(b"aGk=\n--list footer, see http://x.example/\n", fields) == b"hi"
+
+
+def test_quoted_printable_soft_breaks_and_unknown_encodings():
+    qp = [("content-transfer-encoding", b"Quoted-Printable")]
+    assert mime.transfer_decode(b"caf=C3=A9 au l=\nait=\r\n!", qp) == "café au lait!".encode()
+    assert mime.transfer_decode(b"=41", [("content-transfer-encoding", b"8bit")]) == b"=41"
+
+
+def test_base64_part_decodes_in_a_message():
+    raw = (b"Content-Type: text/plain; charset=gb2312\nContent-Transfer-Encoding: base64\n\n"
+           + base64.encodebytes("正规发票".encode("gb2312")))
+    assert decode_message(raw).texts == ["正规发票"]
+
+
+# --- the decoded message ---
+
+def test_decoded_message_is_a_plain_class():
+    a = DecodedMessage(texts=["x"])
+    assert a == DecodedMessage(texts=["x"]) and a != DecodedMessage()
+    assert "texts=['x']" in repr(a) and not hasattr(a, "__dict__")
+    assert DecodedMessage().headers is not DecodedMessage().headers
+
+
+def test_raw_8bit_file_name_is_an_attachment_not_a_failure():
+    # The email package's parser gave the old decoder an object without
+    # .lower() here, and the whole message was read as raw text.
+    raw = (b"Content-Type: multipart/mixed; boundary=b\n\n--b\n\nbody words\n--b\n"
+           b"Content-Type: application/msword\n"
+           + "Content-Disposition: attachment; filename=\"报价.doc\"\n\n".encode("gb2312") + b"xx\n--b--\n")
+    decoded = decode_message(raw)
+    assert not decoded.parse_failed and decoded.texts == ["body words"]
+    assert decoded.attachments[0][0] == "application/msword" and decoded.attachments[0][1].endswith(".doc")
+
+
+def test_decoding_imports_no_heavy_module():
+    code = ("import sys, spamnb.mail.message; "
+            "print(sorted(m for m in ('email', 'pathlib', 'dataclasses', 'typing', 'inspect') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -1,0 +1,250 @@
+"""The model file: round trip, atomic replacement, and refusal of damaged files."""
+
+import json
+import os
+import struct
+import time
+import zlib
+
+import numpy as np
+import pytest
+
+from conftest import SAMPLE, run_spamnb
+from spamnb.model import modelfile
+from spamnb.model.counts import TokenCounts
+from spamnb.errors import ModelError
+from spamnb.model.model import Model, TrainOptions
+from spamnb.model.modelfile import MAGIC, PREFIX, read_model
+from spamnb.model.scorer import Scorer
+from spamnb.model.scoring import Cutoffs, WeightTable, block_crcs, token_key
+from spamnb.text.tokens import TokenizerOptions
+
+MAIL = SAMPLE / "mail"
+
+
+def small_model(extra_token="viagra"):
+    counts = TokenCounts()
+    counts.add([["cheap", extra_token, "发票", "cheap"], ["meeting", "notes", "发票"], ["lunch"]], [1, 0, 0])
+    options = TrainOptions("bernoulli", 0.5, TokenizerOptions(headers=("subject",), stopwords=frozenset({"the"})))
+    return Model.from_counts(counts, options, Cutoffs(spam=0.9, ham=0.2))
+
+
+def test_round_trip_keeps_counts_options_weights_and_cutoffs(tmp_path):
+    model = small_model()
+    path = tmp_path / "m.spamnb"
+    model.save(path)
+    loaded = Model.load(path)
+    assert loaded.options == model.options
+    assert loaded.cutoffs == Cutoffs(spam=0.9, ham=0.2)
+    assert loaded.bias == model.bias
+    np.testing.assert_array_equal(loaded.weights, model.weights)
+    np.testing.assert_array_equal(loaded.counts.occurrences, model.counts.occurrences)
+    np.testing.assert_array_equal(loaded.counts.documents, model.counts.documents)
+    np.testing.assert_array_equal(loaded.counts.messages, [2, 1])
+    assert loaded.counts.tokens == model.counts.tokens
+    for token in ("cheap", "发票", "lunch"):
+        assert loaded.lookup(token) == model.lookup(token)
+    assert loaded.lookup("absent") is None
+    tokens = ["cheap", "发票", "nothing"]
+    assert loaded.score_tokens(tokens).log_odds == model.score_tokens(tokens).log_odds
+
+
+def test_model_open_is_a_whole_load(tmp_path):
+    # Model.open once inherited Scorer.open and built a Model from the wrong
+    # arguments: its .messages raised AttributeError.
+    path = tmp_path / "m.spamnb"
+    small_model().save(path)
+    opened = Model.open(path)
+    assert type(opened) is Model
+    assert list(opened.messages) == [2, 1]
+    assert opened.score_message(b"Subject: cheap\n\ncheap viagra") == Model.load(path).score_message(
+        b"Subject: cheap\n\ncheap viagra")
+    assert type(Scorer.open(path)) is Scorer
+
+
+def test_key_index_finds_every_token_of_a_large_vocabulary():
+    tokens = [f"token{i}" for i in range(20000)] + ["发票", "subject:免费", ""]
+    keys = np.array(sorted(map(token_key, tokens)), dtype="<u8")
+    weights = np.arange(len(tokens), dtype="<f4")
+    block = 64
+    table = WeightTable(keys, weights, keys[::block].copy(),
+                        np.array(block_crcs(keys.tobytes(), weights.tobytes(), block), dtype="<u4"), block)
+    position = {key: i for i, key in enumerate(keys.tolist())}
+    assert all(table.index(t) == position[token_key(t)] for t in tokens)
+    assert table.index("token20000") == -1 and table.index("发") == -1
+    assert table.weight(table.index("发票")) == position[token_key("发票")]
+
+
+def test_same_counts_give_the_same_file_whatever_the_order_learned(tmp_path):
+    first, second = TokenCounts(), TokenCounts()
+    first.add([["cheap", "pills"], ["lunch", "notes"]], [1, 0])
+    second.add([["lunch", "notes"]], [0])
+    second.add([["pills", "cheap"]], [1])
+    for counts, name in ((first, "a"), (second, "b")):
+        model = Model.from_counts(counts, TrainOptions())
+        model.meta["created"] = "fixed"
+        model.save(tmp_path / name)
+    a, b = read_model(tmp_path / "a"), read_model(tmp_path / "b")
+    for name in a.meta["sections"]:
+        assert bytes(a.decoded(name)) == bytes(b.decoded(name)), name
+
+
+def test_scoring_checks_each_block_it_reads(tmp_path):
+    """A damaged weight is refused by classify (which reads only the blocks a
+    message needs) and by a full load; an undamaged model scores alike both ways."""
+    counts = TokenCounts()
+    counts.add([[f"spam{i}" for i in range(3000)], [f"ham{i}" for i in range(3000)]], [1, 0])
+    path = tmp_path / "m.spamnb"
+    Model.from_counts(counts, TrainOptions(tokenizer=TokenizerOptions(headers=()))).save(path)
+    message = b"Subject: x\n\nspam1 spam2 ham3\n"
+    assert Scorer.open(path).score_message(message) == Model.load(path).score_message(message)
+    data = bytearray(path.read_bytes())
+    meta_length = PREFIX.unpack_from(data)[3]
+    start = PREFIX.size + meta_length + read_model(path).meta["sections"]["weights"]["offset"]
+    data[start + 4 * 1000] ^= 0x01  # one weight, in the second block of 512
+    bad = tmp_path / "bad.spamnb"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="corrupt"):
+        Model.load(bad)
+    scorer = Scorer.open(bad)  # opening reads no weight
+    good = Model.load(path)
+    damaged_token = next(t for t in counts.tokens if 512 <= good.table.index(t) < 1024)
+    sound_token = next(t for t in counts.tokens if good.table.index(t) < 512)
+    assert scorer.table.index(sound_token) == good.table.index(sound_token)
+    with pytest.raises(ModelError, match="checksum mismatch in block 1"):
+        scorer.table.index(damaged_token)
+    result = run_spamnb("classify", "--model", bad, input=b"Subject: x\n\n" + damaged_token.encode() + b"\n")
+    assert result.returncode == 3 and b"corrupt" in result.stderr and b"Traceback" not in result.stderr
+
+
+def test_failed_write_leaves_the_old_model_and_no_temp_file(tmp_path, monkeypatch):
+    path = tmp_path / "m.spamnb"
+    small_model().save(path)
+    before = path.read_bytes()
+
+    def exploding_fsync(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(modelfile.os, "fsync", exploding_fsync)
+    with pytest.raises(ModelError, match="No space left on device.*previous model.*unchanged"):
+        small_model("lottery").save(path)
+    assert path.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["m.spamnb"]
+    assert Model.load(path).lookup("viagra") is not None
+
+
+def test_replacing_keeps_permissions_and_new_models_are_private(tmp_path):
+    path = tmp_path / "m.spamnb"
+    small_model().save(path)
+    assert (path.stat().st_mode & 0o777) == 0o600
+    os.chmod(path, 0o640)
+    small_model("lottery").save(path)
+    assert (path.stat().st_mode & 0o777) == 0o640
+
+
+def damaged(tmp_path, name, mutate):
+    path = tmp_path / "m.spamnb"
+    small_model().save(path)
+    data = bytearray(path.read_bytes())
+    bad = tmp_path / name
+    bad.write_bytes(bytes(mutate(data)))
+    return bad
+
+
+def flip_last_byte(data):
+    data[-3] ^= 0x10
+    return data
+
+
+def newer_version(data):
+    data[8:12] = struct.pack("<I", 99)
+    return data
+
+
+@pytest.mark.parametrize("name,mutate,message", [
+    ("truncated", lambda d: d[: len(d) // 2], "truncated"),
+    ("bitflip", flip_last_byte, "corrupt"),
+    ("header-flip", lambda d: d[:40] + bytes([d[40] ^ 1]) + d[41:], "corrupt"),
+    ("foreign", lambda d: b"SQLite format 3\0" + d[16:], "not a spamnb model"),
+    ("empty", lambda d: b"", "not a spamnb model"),
+    ("newer", newer_version, "newer than this spamnb"),
+])
+def test_damaged_files_are_refused_with_one_line(tmp_path, name, mutate, message):
+    bad = damaged(tmp_path, name, mutate)
+    with pytest.raises(ModelError, match=message):
+        Model.load(bad)
+    result = run_spamnb("inspect", "--model", bad)
+    assert result.returncode == 3
+    stderr = result.stderr.decode()
+    assert message in stderr and stderr.count("\n") == 1 and "Traceback" not in stderr
+
+
+def test_missing_model_is_a_model_error(tmp_path):
+    result = run_spamnb("classify", "--model", tmp_path / "nope.spamnb", input=b"Subject: hi\n\nhello\n")
+    assert result.returncode == 3
+    assert b"no model at" in result.stderr and b"spamnb train" in result.stderr
+
+
+def test_prefix_layout_is_stable():
+    # Readers in other languages rely on this: magic, version, flags, lengths, CRCs.
+    assert PREFIX.size == 32 and modelfile.MAGIC == b"SPAMNB\x1a\n"
+
+
+def test_writing_sweeps_temporary_files_that_killed_writers_left(tmp_path):
+    path = tmp_path / "m.spamnb"
+    stale, fresh, other = (tmp_path / ".m.spamnb.abc123.tmp", tmp_path / ".m.spamnb.def456.tmp",
+                           tmp_path / ".other.spamnb.abc123.tmp")
+    for leftover in (stale, fresh, other):
+        leftover.write_bytes(b"half a model")
+    two_hours_ago = time.time() - 7200
+    os.utime(stale, (two_hours_ago, two_hours_ago))
+    os.utime(other, (two_hours_ago, two_hours_ago))
+    small_model().save(path)
+    assert not stale.exists()  # a killed writer's, long ago
+    assert fresh.exists()  # perhaps a writer at work right now
+    assert other.exists()  # another model's
+    assert Model.load(path).lookup("cheap") is not None
+
+
+def test_unwritable_model_location_fails_before_training_with_a_model_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for target in (blocker / "model.spamnb", f"{tmp_path}/newdir/", tmp_path):
+        result = run_spamnb("train", MAIL, "--model", target)
+        assert result.returncode in (3, 64), (target, result.stderr)
+        assert b"Traceback" not in result.stderr and b"internal error" not in result.stderr
+        assert b"trained on" not in result.stdout  # refused before the work, not after
+
+
+def test_symlinked_model_is_replaced_at_its_target(tmp_path):
+    target = tmp_path / "real.spamnb"
+    link = tmp_path / "link.spamnb"
+    link.symlink_to(target)
+    assert run_spamnb("train", MAIL, "--model", link, "-q").returncode == 0
+    assert link.is_symlink() and target.is_file()
+
+
+def rewrite_meta(path, change):
+    data = path.read_bytes()
+    _, version, flags, meta_length, _, body_crc = PREFIX.unpack_from(data)
+    meta = json.loads(data[PREFIX.size:PREFIX.size + meta_length])
+    change(meta)
+    meta_bytes = json.dumps(meta).encode()
+    meta_bytes += b" " * (-(PREFIX.size + len(meta_bytes)) % 8)
+    body = data[PREFIX.size + meta_length:]
+    path.write_bytes(PREFIX.pack(MAGIC, version, flags, len(meta_bytes), zlib.crc32(meta_bytes), body_crc)
+                     + meta_bytes + body)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda m: m.update(block_size=0), "block size"),  # caught with the section table now
+    (lambda m: m["sections"]["weights"].update(shape=[1], length=8), "section"),
+    (lambda m: m.update(tokenizer_version=0), "tokenizer version"),
+])
+def test_consistent_checksums_but_inconsistent_contents_are_refused(tmp_path, sample_model, change, message):
+    bad = tmp_path / "bad.spamnb"
+    bad.write_bytes(sample_model.read_bytes())
+    rewrite_meta(bad, change)
+    result = run_spamnb("inspect", "--model", bad)
+    assert result.returncode == 3, result.stderr
+    assert message in result.stderr.decode() and b"Traceback" not in result.stderr

@@ -1,0 +1,165 @@
+"""The layout's rules (ARCHITECTURE.md), read from the source with ast.
+
+Each package imports only the layers below it, click and rich stay in the
+application layer, the scoring path loads no heavy library when its modules
+are imported, and no two modules import each other at load time.  Deferred
+imports (inside a function) count for the layer rules: a rule broken on a
+rarely taken path is still broken.  Reading the source costs milliseconds and
+catches what one run of the program would not reach.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "spamnb"
+
+# Bottom to top.  The foundation is spamnb's own top-level modules (errors,
+# files, record, progress, workers); spamnb/__init__ reaches the public API
+# through importlib strings, and __main__ is the entry point: neither is a layer.
+LAYERS = ["foundation", "mail", "text", "model", "learning", "app"]
+
+# What a module's import costs at load time when it is on the scoring path.
+HEAVY = {"numpy", "scipy", "click", "rich", "jieba", "rjieba", "opencc", "matplotlib", "dask", "distributed",
+         "email", "dataclasses", "inspect"}
+
+# The modules `spamnb classify`, `filter` and `learn` load to score or learn
+# one message in a fresh process (app/fastpath.py), and everything they
+# import at load time.
+SCORING_ROOTS = ["spamnb.app.fastpath", "spamnb.app.classify", "spamnb.app.filtering", "spamnb.app.render",
+                 "spamnb.app.server", "spamnb.model.scorer", "spamnb.learning.incremental"]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer(name: str) -> str | None:
+    parts = name.split(".")
+    if name in ("spamnb", "spamnb.__main__"):
+        return None
+    return parts[1] if len(parts) > 2 or parts[1] in LAYERS else "foundation"
+
+
+def is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def imports(name: str) -> list[tuple[str, bool]]:
+    """(imported module, at load time?) for every import statement of a module;
+    `from package import module` names the module.  Blocks under
+    `if TYPE_CHECKING:` never run and are left out."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+
+    def visit(node: ast.AST, deferred: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if is_type_checking(child):
+                continue
+            inner = deferred or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                found.extend((alias.name, not deferred) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")[:len(package.split(".")) - child.level + 1]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    target = child.module or ""
+                for alias in child.names:
+                    submodule = f"{target}.{alias.name}"
+                    found.append((submodule if submodule in MODULES else target, not deferred))
+            visit(child, inner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), False)
+    return found
+
+
+IMPORTS = {name: imports(name) for name in MODULES}
+
+
+def own(target: str) -> bool:
+    return target == "spamnb" or target.startswith("spamnb.")
+
+
+def test_the_layout_is_what_the_rules_describe():
+    # The rules below mean nothing if the packages are not where they say.
+    packages = {layer(name) for name in MODULES} - {None}
+    assert packages == set(LAYERS)
+    for name in MODULES:
+        assert layer(name) in LAYERS or name in ("spamnb", "spamnb.__main__"), name
+
+
+@pytest.mark.parametrize("name", sorted(name for name in MODULES if layer(name)))
+def test_each_module_imports_only_its_own_layer_and_those_below(name):
+    rank = LAYERS.index(layer(name))
+    above = sorted({target for target, _ in IMPORTS[name]
+                    if own(target) and target != "spamnb" and LAYERS.index(layer(target)) > rank})
+    assert above == [], f"{name} ({layer(name)}) imports a layer above it: {above}"
+
+
+def test_click_and_rich_stay_in_the_application_layer():
+    # progress.Phases is what the library takes; only its TerminalPhases,
+    # which the command line builds, draws with rich (a deferred import).
+    allowed = {"spamnb.progress"}
+    offenders = {name: sorted(target for target, load_time in IMPORTS[name]
+                              if target.split(".")[0] in ("click", "rich") and (load_time or name not in allowed))
+                 for name in MODULES if layer(name) != "app"}
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_subpackages_import_nothing_when_imported_and_say_what_they_never_import():
+    for name in LAYERS[1:]:
+        path = PACKAGE / name / "__init__.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstring = ast.get_docstring(tree) or ""
+        assert "Never imports" in docstring and "In:" in docstring and "Out:" in docstring, path
+        assert len(tree.body) == 1, f"{path} does more than hold its docstring (the fast path imports it)"
+
+
+def load_time_closure(roots: list[str]) -> set[str]:
+    seen, todo = set(), list(roots)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(target for target, load_time in IMPORTS[name] if load_time and target in MODULES)
+    return seen
+
+
+def test_the_scoring_path_loads_no_heavy_library():
+    path = load_time_closure(SCORING_ROOTS)
+    assert "spamnb.model.scoring" in path and "spamnb.text.tokens" in path  # the closure is followed
+    heavy = {name: sorted(target for target, load_time in IMPORTS[name]
+                          if load_time and target.split(".")[0] in HEAVY)
+             for name in path}
+    assert {name: found for name, found in heavy.items() if found} == {}
+
+
+def test_no_two_modules_import_each_other_at_load_time():
+    graph = {name: {target for target, load_time in IMPORTS[name] if load_time and target in MODULES}
+             for name in MODULES}
+    cycles = []
+    state: dict[str, str] = {}
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = "open"
+        for target in sorted(graph[name]):
+            if state.get(target) == "open":
+                cycles.append(trail[trail.index(target):] + [target] if target in trail else [name, target])
+            elif target not in state:
+                visit(target, trail + [target])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []

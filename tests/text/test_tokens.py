@@ -1,0 +1,160 @@
+"""Tokens: segmentation, normalisation, stop words, header fields, URLs."""
+
+import pytest
+
+from spamnb.text import stopwords
+from spamnb.mail.message import decode_message
+from spamnb.text.tokens import TokenizerOptions, message_tokens, text_tokens, url_tokens
+
+DEFAULT = TokenizerOptions()
+NO_STOP = TokenizerOptions(stopwords=frozenset())
+
+
+def test_seed_sentence_segments_into_words():
+    tokens = text_tokens("我司可办理正规发票（保真）17%增值税发票点数优惠！", DEFAULT)
+    for word in ("办理", "正规", "发票", "保真", "增值税", "优惠", "点数", "17%"):
+        assert word in tokens
+    assert tokens.count("发票") == 2
+    assert not any(t in tokens for t in ("（", "）", "！", "(", ")", "!"))
+
+
+def test_nfkc_and_case_folding():
+    assert text_tokens("ＦＲＥＥ Free FREE free", NO_STOP) == ["free"] * 4
+    assert "正" in text_tokens("㊣", NO_STOP)  # circled ideograph folds to its plain form
+
+
+def test_builtin_stopwords_custom_list_and_none(tmp_path):
+    text = "the meeting is at noon 我们的会议"
+    assert text_tokens(text, DEFAULT) == ["meeting", "noon", "会议"]
+    custom = tmp_path / "stop.txt"
+    custom.write_text("# mine\nmeeting\n会议\n", encoding="utf-8")
+    mine = TokenizerOptions(stopwords=stopwords.read_file(custom))
+    assert text_tokens(text, mine) == ["the", "is", "at", "noon", "我们", "的"]
+    assert text_tokens(text, NO_STOP) == ["the", "meeting", "is", "at", "noon", "我们", "的", "会议"]
+    assert {"the", "的", "我们", "you"} <= stopwords.builtin()
+
+
+def test_urls_emails_numbers_and_long_words():
+    tokens = text_tokens("Visit http://www.Cheap-Pills.example/buy?id=1 or mail sales@deals.example "
+                         "now $100 " + "x" * 55, NO_STOP)
+    assert "url:www.cheap-pills.example" in tokens and "url:cheap-pills.example" in tokens
+    assert "email:addr:sales@deals.example" in tokens and "email:domain:deals.example" in tokens
+    assert "$100" in tokens
+    assert not any(len(t) > 40 for t in tokens)  # over-long words are dropped
+
+
+def test_single_letters_are_dropped_but_single_han_characters_kept():
+    assert text_tokens("a b c 好", NO_STOP) == ["好"]
+
+
+RAW = ("From: =?gb2312?B?1cXI/Q==?= <zhang@example.cn>\n"
+       "To: li@example.org\n"
+       "Subject: =?gb2312?B?w+K30beixrE=?=\n"
+       "Received: from relay.example.net by mx.example.org\n"
+       "X-Mailer: FoxMail 4.0\n"
+       "Content-Type: text/plain; charset=gb2312\n\n").encode() + "正规发票".encode("gb2312")
+
+
+def test_header_fields_are_prefixed_and_selectable():
+    decoded = decode_message(RAW)
+    tokens = message_tokens(decoded, NO_STOP)
+    assert "subject:免费" in tokens and "subject:发票" in tokens
+    assert "from:张三" in tokens and "from:domain:example.cn" in tokens and "to:addr:li@example.org" in tokens
+    assert "content-type:gb2312" in tokens
+    assert "正规" in tokens and "发票" in tokens
+    assert "received:domain:example.net" in tokens  # every field by default
+
+    content = TokenizerOptions(headers=TokenizerOptions.parse_headers("content"), stopwords=frozenset())
+    assert not any(t.startswith(("received:", "x-mailer:")) for t in message_tokens(decoded, content))
+    just_subject = TokenizerOptions(headers=TokenizerOptions.parse_headers("subject"), stopwords=frozenset())
+    assert {t.split(":")[0] for t in message_tokens(decoded, just_subject) if ":" in t} == {"subject"}
+    nothing = TokenizerOptions(headers=TokenizerOptions.parse_headers("none"), stopwords=frozenset())
+    assert message_tokens(decoded, nothing) == ["正规", "发票", "正规 发票"]  # words, then their bigram
+
+
+@pytest.mark.parametrize("spec,expected", [
+    ("content", ("subject", "from", "to", "cc", "reply-to", "mime-version", "content-*")),
+    ("Subject, From ,x-mailer", ("subject", "from", "x-mailer")),
+    ("content,x-mailer", ("subject", "from", "to", "cc", "reply-to", "mime-version", "content-*", "x-mailer")),
+    ("none", ()),
+])
+def test_header_specs(spec, expected):
+    assert TokenizerOptions.parse_headers(spec) == expected
+
+
+def test_attachments_give_type_and_extension_only():
+    raw = (b"Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\nsee attached\n"
+           b"--B\nContent-Type: application/zip; name=\"Invoice 2024.ZIP\"\n"
+           b"Content-Transfer-Encoding: base64\n\nUEsDBBQAAAAIAA==\n--B--\n")
+    tokens = message_tokens(decode_message(raw), NO_STOP)
+    assert "attach:type:application/zip" in tokens and "attach:ext:zip" in tokens
+    assert "see" in tokens and "attached" in tokens
+    assert not any("uesd" in t for t in tokens)
+
+
+def test_variant_characters_fold_to_the_words_they_imitate():
+    # The issue's example: homoglyphs (涐, 岢), a circled ideograph (㊣) and
+    # Traditional forms (規, 髮) map back to 我司可办理正规发票.
+    assert text_tokens("涐司岢办理㊣規髮票", DEFAULT) == text_tokens("我司可办理正规发票", DEFAULT)
+    assert "发票" in text_tokens("發票優惠", DEFAULT)
+    unfolded = TokenizerOptions(fold_variants=False)
+    assert "发票" not in text_tokens("發票優惠", unfolded)
+
+
+def test_url_host_is_urlsplits_hostname():
+    from urllib.parse import urlsplit
+
+    from spamnb.text.tokens import url_host
+
+    for url in ["http://[::1]:80/x", "http://[bad/x", "http://a.com", "//scheme.rel/x", "http:x.com",
+                "a:b://h", "http://u:p@h.com:8080/", "http://h.com%zone", "http://\x01h.com", "javascript:void(0)",
+                "cid:abc@x", "ftp://ftp.x.org/", "http://a b.com/", "http://.x.com.", "http://h?x", "http://h#f",
+                "http://[::1", "/relative/path", "", "http://", "https://例子.测试/", "foo//bar:x",
+                "http://a＃b.com/", "http://a／b.com/", "http://a℀b.com/", "http://ｅｘａｍｐｌｅ.com/"]:
+        try:
+            expected = urlsplit(url).hostname or ""
+        except ValueError:
+            expected = None
+        assert url_host(url) == expected, url
+
+
+def test_received_lines_give_networks_domains_and_words_never_ids_or_times():
+    tokens = message_tokens(decode_message(
+        b"Received: from unknown (HELO mx3.mail.example.com.cn) ([222.135.252.194])\n"
+        b"\tby relay.example.org with ESMTP id 4F2A19C3B1; Sat, 3 Apr 2004 14:35:34 -0400\n"
+        b"Subject: hi\n\nbody\n"), TokenizerOptions(headers=("*",), stopwords=frozenset()))
+    received = sorted(t for t in tokens if t.startswith("received:"))
+    assert received == sorted([
+        "received:ip:222.135.252", "received:ip:222.135",
+        "received:domain:example.com.cn", "received:domain:example.org",
+        "received:from", "received:unknown", "received:helo", "received:by", "received:with",
+        "received:esmtp", "received:id"])
+
+
+def test_message_id_keeps_its_domain_and_date_its_zone_and_shape():
+    raw = (b"Message-ID: <20040403.4F2A19C3B1.joe@mail.example.co.uk>\n"
+           b"In-Reply-To: <garbage-without-at>\n"
+           b"Date: Sat, 3 Apr 2004 10:34:36 -0500 (EST)\n\nbody\n")
+    tokens = message_tokens(decode_message(raw), TokenizerOptions(headers=("*",), stopwords=frozenset()))
+    assert [t for t in tokens if t.startswith(("message-id:", "in-reply-to:", "date:"))] == [
+        "message-id:domain:example.co.uk", "in-reply-to:domain:none",
+        "date:zone:-0500", "date:shape:a, 9 a 9999 99:99:99 -9999 (a)"]
+
+
+def test_our_own_status_header_is_never_read():
+    from spamnb.mail.digest import STATUS_HEADER
+    from spamnb.text.tokens import OWN_STATUS_FIELD
+
+    assert OWN_STATUS_FIELD == STATUS_HEADER.lower()
+    raw = b"X-Spamnb-Status: spam, P(spam) 0.9990\nSubject: offer\n\nbody\n"
+    tokens = message_tokens(decode_message(raw), TokenizerOptions(headers=("*",), stopwords=frozenset()))
+    assert not any(t.startswith("x-spamnb-status") for t in tokens) and "subject:offer" in tokens
+
+
+def test_url_tokens_of_links_in_text_hosts_addresses_and_mailto():
+    options = TokenizerOptions(stopwords=frozenset())
+    assert "url:a.example.com" in text_tokens("访问http://a.example.com，联系", options)
+    assert url_tokens("http://www.shop.example.com.cn/x") == ["url:www.shop.example.com.cn", "url:example.com.cn"]
+    assert url_tokens("http://1.2.3.4/x") == ["url:1.2.3.4"]
+    assert url_tokens("mailto:Sales@Deals.example?subject=x") == ["email:addr:sales@deals.example",
+                                                                  "email:domain:deals.example"]

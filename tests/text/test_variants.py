@@ -1,0 +1,145 @@
+"""Variant folding: the forms spam writes score as the words they imitate,
+from a table derived from Unicode's and OpenCC's data (tools/variants_table.py)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_spamnb
+from spamnb.text import variants
+from spamnb.errors import SpamnbError
+from spamnb.text.tokens import TokenizerOptions, text_tokens
+
+DEFAULT = TokenizerOptions()
+
+
+@pytest.mark.parametrize("disguised, plain", [
+    ("增値税", "增值税"),    # 値: Unihan kZVariant of 值
+    ("嚸数", "点数"),        # 嚸: hand list (Unihan points it at an Extension G character)
+    ("优蕙", "优惠"),        # 蕙: hand list
+    ("涐司", "我司"),        # 涐: hand list
+    ("岢靠", "可靠"),        # 岢: hand list
+    ("㊣规", "正规"),        # ㊣: NFKC
+    ("髮票", "发票"),        # 髮: OpenCC t2s
+    ("伱好", "你好"),        # 伱: Unihan kSemanticVariant of 你
+    ("優恵", "优惠"),        # 恵: OpenCC's Japanese forms
+    ("專⻔", "专门"),        # ⻔: a CJK radical, Unicode's EquivalentUnifiedIdeograph
+    ("弌次", "一次"),        # 弌: semantic variant of 一 and 壹; 一 by frequency
+    ("發票優惠", "发票优惠"),  # Traditional generally
+])
+def test_each_form_spam_uses_folds_to_the_plain_word(disguised, plain):
+    assert text_tokens(disguised, DEFAULT) == text_tokens(plain, DEFAULT) != []
+
+
+def test_a_rewritten_sentence_tokenizes_as_its_plain_form():
+    # Traditional, variants, radicals-added look-alikes, an enclosed
+    # ideograph, a CJK radical and full-width letters and digits together.
+    disguised = ("本公司長期代開各地區増値稅專用髮票，普通發票，嚸數優蕙，歡迎來電諮詢ＱＱ：１２３４５，"
+                 "涐司岢以㊣規開具，專⻔為伱服務")
+    plain = ("本公司长期代开各地区增值税专用发票，普通发票，点数优惠，欢迎来电咨询QQ：12345，"
+             "我司可以正规开具，专门为你服务")
+    assert text_tokens(disguised, DEFAULT) == text_tokens(plain, DEFAULT)
+    unfolded = TokenizerOptions(fold_variants=False)
+    assert text_tokens(disguised, unfolded) != text_tokens(plain, unfolded)
+
+
+def in_gb2312(char):
+    try:
+        char.encode("gb2312")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def test_table_loads_and_keeps_to_its_rules():
+    table = variants.load_table()
+    derived = {chr(key): plain for key, plain in table.items() if chr(key) not in variants.HAND}
+    assert len(derived) > 1000
+    # Plain Simplified mail never writes a folded character (no fold of one
+    # common character into another), and every fold lands on what it writes.
+    assert not [char for char in derived if in_gb2312(char)]
+    assert all(in_gb2312(plain) for plain in table.values())
+    # One pass is final: no plain character is itself folded.
+    assert not set(map(ord, table.values())) & set(table)
+    assert len(variants.HAND) < 20  # a short list of what no source covers
+
+
+def test_table_file_is_text_naming_its_sources_and_licences():
+    text = variants.TABLE_PATH.read_text(encoding="utf-8")
+    header = [line for line in text.splitlines() if line.startswith("#")]
+    assert "Unihan" in text and "OpenCC" in text and "Apache" in text and "Unicode License" in text
+    assert any(line.startswith("# crc32: ") for line in header)
+    licences = variants.TABLE_PATH.with_name("variants-licences.txt").read_text(encoding="utf-8")
+    assert "Apache License" in licences and "Unicode" in licences
+
+
+def damaged_copy(tmp_path, change) -> Path:
+    path = tmp_path / "variants.txt"
+    path.write_bytes(change(variants.TABLE_PATH.read_bytes()))
+    return path
+
+
+def flip_one_entry(data: bytes) -> bytes:
+    text = data.decode("utf-8")
+    index = text.index("\n值\t") + 1
+    return (text[:index] + "直" + text[index + 1:]).encode("utf-8")
+
+
+def fold_twice_with_a_good_checksum(data: bytes) -> bytes:
+    import zlib
+
+    text = data.decode("utf-8")
+    head, _, body = text.rpartition("# crc32: ")
+    body = body.split("\n", 1)[1] + "一\t値\n"
+    return (head + f"# crc32: {zlib.crc32(body.encode()):08x}\n" + body).encode("utf-8")
+
+
+@pytest.mark.parametrize("change, why", [
+    (flip_one_entry, "checksum"),
+    (lambda data: data[: len(data) // 2], "checksum"),
+    (lambda data: b"", "no entries or crc32"),
+    (lambda data: data.replace(b"# entries:", b"# entrees:"), "no entries or crc32"),
+    (lambda data: data + b"\xff\xfe", "not UTF-8"),
+    (fold_twice_with_a_good_checksum, "twice"),
+], ids=["entry", "truncated", "empty", "header", "bytes", "double"])
+def test_a_damaged_table_is_a_clear_error(tmp_path, change, why):
+    path = damaged_copy(tmp_path, change)
+    with pytest.raises(variants.VariantTableError) as raised:
+        variants.load_table(path)
+    message = str(raised.value)
+    assert why in message and str(path) in message and "reinstall" in message
+    assert isinstance(raised.value, SpamnbError)  # the CLI reports it as one line
+
+
+def test_a_missing_table_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(variants, "TABLE_PATH", tmp_path / "gone.txt")
+    monkeypatch.setattr(variants, "_table", None)
+    variants._fold_cached.cache_clear()  # a run folded before (another test's) would not look at the table
+    with pytest.raises(variants.VariantTableError, match="cannot read the variant table"):
+        text_tokens("發票", DEFAULT)
+
+
+def test_english_mail_never_loads_the_table():
+    code = ("import sys; from spamnb.text.tokens import text_tokens, TokenizerOptions; "
+            "text_tokens('Free money, call now: 555-1234 www.example.com', TokenizerOptions()); "
+            "print('spamnb.text.variants' in sys.modules, 'opencc' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]
+
+
+def test_inspect_finds_a_word_written_in_variants(sample_model):
+    looked = json.loads(run_spamnb("inspect", "--model", sample_model, "--word", "發票", "--word", "优蕙",
+                                   "--format", "json").stdout)["words"]
+    assert looked[0]["token"] == "发票" and looked[0]["spam_count"] > 0
+    assert looked[1]["token"] == "优惠"
+
+
+@pytest.mark.skipif(not Path("/usr/share/unicode/Unihan_Variants.txt.bz2").exists(),
+                    reason="the table's sources need the Debian package unicode-data")
+def test_committed_table_is_what_the_generator_builds():
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "variants_table.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
