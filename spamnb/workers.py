@@ -1,12 +1,94 @@
-"""Where training's batches run: this process, a pool of local worker
-processes, or a Dask cluster.  Each is used through the one method of
-concurrent.futures' Executor that training needs, `submit`."""
+"""Where batches of messages run: this process, a pool of local worker
+processes, or a Dask cluster, each used through the one method of
+concurrent.futures' Executor needed, `submit`; and the one pipeline that
+batches messages, maps them over workers and hands the results back in
+order (Batches), for `classify` and `train` alike."""
 
 from __future__ import annotations
 
 import os
+from collections import deque
 
 from .errors import InputError, OptionError
+
+# Batches away at once per worker: enough that no worker waits for the next,
+# few enough that results and raw mail waiting in pipes stay a few batches.
+IN_FLIGHT_PER_WORKER = 2
+
+
+class Batches:
+    """Items gathered into batches, each batch mapped by `work(batch, *args)`
+    on a worker, and each result handed to `collect(tags, result)` in the
+    order the batches were sent (`tags`: what `add` was given with each item
+    of the batch), whatever order the workers finish in.
+
+    A batch is sent when it holds `batch_items` items or `batch_bytes` bytes
+    (the sizes `add` is given).  At most IN_FLIGHT_PER_WORKER × `workers`
+    batches are away at once; past that, the oldest is waited for.  Where the
+    work runs: on `executor` (anything with concurrent.futures' submit: a
+    process pool, a Dask executor); else on the executor `start()` returns,
+    made when the first full batch is sent, so that a run of fewer items never
+    starts workers; else in this process, each batch collected at once.
+    `here`, when given, replaces `work` in this process (work that reads what
+    a forked worker inherited).  A pool `start` made is shut down by finish
+    and abandon; an executor given is the caller's.  An error in `work` is
+    raised by the `finish` or `add` that collects its batch.
+    """
+
+    def __init__(self, work, collect, *, args: tuple = (), workers: int = 1, executor=None, start=None,
+                 batch_items: int, batch_bytes: int | None = None, here=None) -> None:
+        self.work, self.collect, self.args, self.workers = work, collect, args, workers
+        self.executor, self.start, self.here = executor, start, here or work
+        self.batch_items, self.batch_bytes = batch_items, batch_bytes
+        self.started = None  # the pool start() made
+        self.items: list = []
+        self.tags: list = []
+        self.size = 0
+        self.in_flight: deque = deque()
+
+    def add(self, item, tag=None, size: int = 0) -> None:
+        self.items.append(item)
+        self.tags.append(tag)
+        self.size += size
+        if len(self.items) >= self.batch_items or (self.batch_bytes is not None and self.size >= self.batch_bytes):
+            self._send()
+
+    def _send(self) -> None:
+        items, tags = self.items, self.tags
+        self.items, self.tags, self.size = [], [], 0
+        if self.executor is None and self.start is not None:
+            self.executor = self.started = self.start()
+        if self.executor is None:
+            self.collect(tags, self.here(items, *self.args))
+            return
+        self.in_flight.append((tags, self.executor.submit(self.work, items, *self.args)))
+        while len(self.in_flight) > IN_FLIGHT_PER_WORKER * self.workers:
+            self._collect_oldest()
+
+    def _collect_oldest(self) -> None:
+        tags, future = self.in_flight.popleft()
+        self.collect(tags, future.result())
+
+    def finish(self) -> None:
+        """Send what is gathered (in this process when no pool was started
+        for fewer than a batch), collect every result, shut a started pool down."""
+        if self.items and self.executor is None and self.start is not None:
+            # Fewer than a batch: not worth starting workers.  Run here item by
+            # item, as with one worker, each result collected as it comes.
+            for item, tag in zip(self.items, self.tags):
+                self.collect([tag], self.here([item], *self.args))
+            self.items, self.tags, self.size = [], [], 0
+        if self.items:
+            self._send()
+        while self.in_flight:
+            self._collect_oldest()
+        if self.started is not None:
+            self.started.shutdown()
+
+    def abandon(self) -> None:
+        """After an error: a started pool is shut down, its queued batches cancelled."""
+        if self.started is not None:
+            self.started.shutdown(cancel_futures=True)
 
 
 def default_jobs() -> int:

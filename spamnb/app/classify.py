@@ -9,7 +9,6 @@ from a pipe never forks.
 
 from __future__ import annotations
 
-from collections import deque
 from .deadline import score_within
 from ..errors import EXIT_INPUT_ERROR, InputError
 from ..record import Record
@@ -17,10 +16,10 @@ from .render import ScoreWriter
 from ..model.scoring import LABEL_SPAM, LABEL_UNSURE, Cutoffs
 from ..model.scoring import LABEL_UNSURE as _UNSURE, Score
 from ..mail.sources import MAX_MESSAGE_BYTES, Skipped, display, looks_like_mail, read_messages
+from ..workers import Batches
 
 # Messages per batch sent to a worker: the pipe round trip is paid per batch.
 BATCH_MESSAGES = 64
-IN_FLIGHT_PER_WORKER = 2
 
 
 class Outcome(Record):
@@ -60,66 +59,17 @@ def score_data(scorer, data: bytes, explain: bool, cutoffs, timeout: float | Non
 
 
 def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list:
+    """Score a batch in a worker, with the scorer it inherited at the fork."""
     return [score_data(_WORKER_SCORER, data, explain, cutoffs, timeout) for data in batch]
 
 
-class _Scoring:
-    """Scores messages in order, in this process or in a lazily started pool."""
+def _pool_for(scorer, jobs: int):
+    """Forked workers (sharing the mapped model) that end with this process (| head, SIGTERM)."""
+    from ..workers import process_pool
 
-    def __init__(self, scorer, cutoffs, explain: bool, jobs: int, done, timeout: float | None = None) -> None:
-        self.scorer, self.cutoffs, self.explain, self.jobs = scorer, cutoffs, explain, jobs
-        self.timeout = timeout
-        self.done = done  # called with (origin, score) in reading order
-        self.pool = None
-        self.batch: list = []
-        self.in_flight: deque = deque()
-
-    def add(self, origin: str, data: bytes) -> None:
-        if self.jobs <= 1:
-            self._score_here(origin, data)
-            return
-        self.batch.append((origin, data))
-        if len(self.batch) >= BATCH_MESSAGES:
-            self._send()
-
-    def _score_here(self, origin: str, data: bytes) -> None:
-        self.done(origin, score_data(self.scorer, data, self.explain, self.cutoffs, self.timeout))
-
-    def _send(self) -> None:
-        if self.pool is None:
-            from ..workers import process_pool
-
-            global _WORKER_SCORER
-            _WORKER_SCORER = self.scorer
-            self.pool = process_pool(self.jobs)  # workers that end with this process (| head, SIGTERM)
-        origins = [origin for origin, _ in self.batch]
-        future = self.pool.submit(_score_batch, [data for _, data in self.batch], self.cutoffs, self.explain,  # type: ignore[attr-defined]  # the pool is made just above
-                                  self.timeout)
-        self.in_flight.append((origins, future))
-        self.batch = []
-        while len(self.in_flight) > IN_FLIGHT_PER_WORKER * self.jobs:
-            self._collect()
-
-    def _collect(self) -> None:
-        origins, future = self.in_flight.popleft()
-        for origin, score in zip(origins, future.result()):
-            self.done(origin, score)
-
-    def finish(self) -> None:
-        if self.pool is None:  # fewer than a batch: not worth a fork
-            for origin, data in self.batch:
-                self._score_here(origin, data)
-            self.batch = []
-            return
-        if self.batch:
-            self._send()
-        while self.in_flight:
-            self._collect()
-        self.pool.shutdown()
-
-    def abandon(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+    global _WORKER_SCORER
+    _WORKER_SCORER = scorer
+    return process_pool(jobs)
 
 
 def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None = None,
@@ -131,13 +81,21 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
     is unsure, and a note says so."""
     outcome = Outcome()
 
-    def done(origin, score) -> None:
-        outcome.labels.append(score.label)
-        if score.reason:
-            outcome.notes.append(f"{display(origin)}: {score.reason}")
-        writer.write(origin, score)
+    def collect(origins: list[str], scores: list[Score]) -> None:  # in reading order
+        for origin, score in zip(origins, scores):
+            outcome.labels.append(score.label)
+            if score.reason:
+                outcome.notes.append(f"{display(origin)}: {score.reason}")
+            writer.write(origin, score)
 
-    scoring = _Scoring(scorer, cutoffs, explain, jobs, done, timeout)
+    def score_here(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list[Score]:
+        return [score_data(scorer, data, explain, cutoffs, timeout) for data in batch]
+
+    # One worker: each message scored here as it is read.  Several: a pool
+    # once a first full batch is read, so scoring one message never forks.
+    scoring = Batches(_score_batch, collect, args=(cutoffs, explain, timeout), workers=jobs, here=score_here,
+                      start=(lambda: _pool_for(scorer, jobs)) if jobs > 1 else None,
+                      batch_items=BATCH_MESSAGES if jobs > 1 else 1)
     try:
         # Standard input can be read once: a second "-" would score an empty message.
         for path in dict.fromkeys(paths or ("-",)):
@@ -145,7 +103,7 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
             try:
                 for raw in read_messages(path, outcome.skipped, max_size or MAX_MESSAGE_BYTES):
                     found += 1
-                    scoring.add(raw.origin, raw.data)
+                    scoring.add(raw.data, raw.origin)
             except InputError as error:
                 if path == "-":
                     raise

@@ -152,6 +152,51 @@ replace_option = click.option(
          "one lacks.  Without it, such a model is left alone and the command exits 64.")
 
 
+# Options more than one command takes: each declared once, here; the help
+# says what the option means to the command at hand.
+
+def stacked(*options):
+    """One decorator applying `options` in the order given (top to bottom in --help)."""
+    def apply(function):
+        for option in reversed(options):
+            function = option(function)
+        return function
+    return apply
+
+
+def label_options(spam_help: str, ham_help: str):
+    """--spam and --ham: labelled mail sources, each repeatable."""
+    return stacked(click.option("--spam", "spam_paths", multiple=True, type=click.Path(), help=spam_help),
+                   click.option("--ham", "ham_paths", multiple=True, type=click.Path(), help=ham_help))
+
+
+def cutoff_options(spam_help: str, ham_help: str):
+    """--spam-cutoff and --ham-cutoff: P(spam) bounds of the verdicts (scoring.Cutoffs)."""
+    return stacked(click.option("--spam-cutoff", type=FloatRange(0, 1), default=None, help=spam_help),
+                   click.option("--ham-cutoff", type=FloatRange(0, 1), default=None, help=ham_help))
+
+
+def jobs_option(help: str):
+    return click.option("-j", "--jobs", type=click.IntRange(1), default=None, help=f"{help}  [default: every core]")
+
+
+def max_size_option(help: str):
+    return click.option("--max-size", type=click.IntRange(1024, MAX_SIZE_LIMIT), default=None,
+                        help=f"{help}  [default: 10 MiB]")
+
+
+def exit_code_option(help: str):
+    return click.option("--exit-code", is_flag=True, help=help)
+
+
+def quiet_option(help: str):
+    return click.option("--quiet", "-q", is_flag=True, help=help)
+
+
+def format_option(choices: list[str], help: str | None = None):
+    return click.option("--format", "fmt", type=click.Choice(choices), default="text", show_default=True, help=help)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              epilog=EXIT_STATUS_HELP)
 @click.version_option(__version__, prog_name="spamnb")
@@ -178,54 +223,51 @@ def cli(ctx, config_file):
                                          invoked=ctx.invoked_subcommand)
 
 
-def training_options(function):
-    """The options that shape a model, shared by `train` and `evaluate`."""
-    for option in reversed([
-        click.option("--event-model", type=click.Choice(EVENT_MODELS), default=DEFAULTS.event_model,
-                     show_default=True,
-                     help="multinomial: token counts; bernoulli: token presence, absent tokens "
-                     "count too; mixed: counts to train, presence to score."),
-        click.option("--alpha", type=FloatRange(0, 1e6, min_open=True), default=DEFAULTS.alpha,
-                     show_default=True,
-                     help="Additive smoothing (1 = Laplace, below 1 = Lidstone)."),
-        click.option("--robinson", type=FloatRange(0), default=None,
-                     help="Strength of Robinson's smoothing of rare tokens toward no information "
-                     "(0: off)."),
-        click.option("--normalize", type=click.Choice(NORMALIZE), default=DEFAULTS.normalize, show_default=True,
-                     help="Length normalisation: divide the summed weights by n^γ (γ = 0, 1/2, 1)."),
-        click.option("--top-k", type=click.IntRange(0), default=None,
-                     help="Score only the K tokens with the strongest weights (Graham); 0: all."),
-        click.option("--chunk", type=click.IntRange(0), default=None,
-                     help="Score long mail in chunks of N tokens, keeping the spammiest; 0: whole."),
-        click.option("--min-df", type=click.IntRange(0), default=None,
-                     help="Give no weight to tokens seen in fewer than N training messages."),
-        click.option("--max-features", type=click.IntRange(0), default=None,
-                     help="Keep only the N tokens with the highest information gain; 0: all."),
-        click.option("--min-strength", type=FloatRange(0, 1e6), default=DEFAULTS.min_strength,
-                     show_default=True,
-                     help="Give no weight to tokens whose log-odds weight |λ| is below X "
-                     "(0: every token counts)."),
-        click.option("--retrain-margin", type=FloatRange(0, 1e6), default=DEFAULTS.retrain_margin,
-                     show_default=True,
-                     help="After counting every message, count again those the model scores wrong "
-                     "or within X of 0 in raw score (thick-threshold training; 0: off)."),
-        click.option("--fold-variants/--no-fold-variants", default=None,
-                     help="Fold Traditional Chinese and spam homoglyphs to Simplified."),
-        click.option("--bigrams/--no-bigrams", default=None,
-                     help="Also count pairs of adjacent words."),
-        click.option("--headers", "headers_spec", type=HeaderSpec(), default="all", show_default=True,
-                     help="Header fields to tokenize: all; content (Subject, From, To, Cc, Reply-To, "
-                     "MIME-Version, Content-*: for collections whose routing headers give the label "
-                     "away); none; or a comma list such as 'subject,from,x-mailer,content-*'."),
-        click.option("--stopwords", "stopwords_file", type=click.Path(dir_okay=False),
-                     help="File of stop words (one per line) replacing the built-in English and Chinese lists."),
-        click.option("--no-stopwords", is_flag=True, help="Keep every word."),
-        click.option("--keywords", "keywords_file", type=click.Path(dir_okay=False),
-                     help="A hand-made keyword list (one word, pair or token a line): only these "
-                     "tokens carry weight; the rest are counted but weigh 0."),
-    ]):
-        function = option(function)
-    return function
+# The options that shape a model, shared by `train`, `evaluate` and `learn`.
+training_options = stacked(
+    click.option("--event-model", type=click.Choice(EVENT_MODELS), default=DEFAULTS.event_model,
+                 show_default=True,
+                 help="multinomial: token counts; bernoulli: token presence, absent tokens "
+                 "count too; mixed: counts to train, presence to score."),
+    click.option("--alpha", type=FloatRange(0, 1e6, min_open=True), default=DEFAULTS.alpha,
+                 show_default=True,
+                 help="Additive smoothing (1 = Laplace, below 1 = Lidstone)."),
+    click.option("--robinson", type=FloatRange(0), default=None,
+                 help="Strength of Robinson's smoothing of rare tokens toward no information "
+                 "(0: off)."),
+    click.option("--normalize", type=click.Choice(NORMALIZE), default=DEFAULTS.normalize, show_default=True,
+                 help="Length normalisation: divide the summed weights by n^γ (γ = 0, 1/2, 1)."),
+    click.option("--top-k", type=click.IntRange(0), default=None,
+                 help="Score only the K tokens with the strongest weights (Graham); 0: all."),
+    click.option("--chunk", type=click.IntRange(0), default=None,
+                 help="Score long mail in chunks of N tokens, keeping the spammiest; 0: whole."),
+    click.option("--min-df", type=click.IntRange(0), default=None,
+                 help="Give no weight to tokens seen in fewer than N training messages."),
+    click.option("--max-features", type=click.IntRange(0), default=None,
+                 help="Keep only the N tokens with the highest information gain; 0: all."),
+    click.option("--min-strength", type=FloatRange(0, 1e6), default=DEFAULTS.min_strength,
+                 show_default=True,
+                 help="Give no weight to tokens whose log-odds weight |λ| is below X "
+                 "(0: every token counts)."),
+    click.option("--retrain-margin", type=FloatRange(0, 1e6), default=DEFAULTS.retrain_margin,
+                 show_default=True,
+                 help="After counting every message, count again those the model scores wrong "
+                 "or within X of 0 in raw score (thick-threshold training; 0: off)."),
+    click.option("--fold-variants/--no-fold-variants", default=None,
+                 help="Fold Traditional Chinese and spam homoglyphs to Simplified."),
+    click.option("--bigrams/--no-bigrams", default=None,
+                 help="Also count pairs of adjacent words."),
+    click.option("--headers", "headers_spec", type=HeaderSpec(), default="all", show_default=True,
+                 help="Header fields to tokenize: all; content (Subject, From, To, Cc, Reply-To, "
+                 "MIME-Version, Content-*: for collections whose routing headers give the label "
+                 "away); none; or a comma list such as 'subject,from,x-mailer,content-*'."),
+    click.option("--stopwords", "stopwords_file", type=click.Path(dir_okay=False),
+                 help="File of stop words (one per line) replacing the built-in English and Chinese lists."),
+    click.option("--no-stopwords", is_flag=True, help="Keep every word."),
+    click.option("--keywords", "keywords_file", type=click.Path(dir_okay=False),
+                 help="A hand-made keyword list (one word, pair or token a line): only these "
+                 "tokens carry weight; the rest are counted but weigh 0."),
+)
 
 
 def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
@@ -266,22 +308,17 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 
 @cli.command()
 @click.argument("folder", required=False, type=click.Path())
-@click.option("--spam", "spam_paths", multiple=True, type=click.Path(),
-              help="A spam source: mail folder, Maildir, mbox or message file (repeatable).")
-@click.option("--ham", "ham_paths", multiple=True, type=click.Path(),
-              help="A ham (good mail) source, like --spam (repeatable).")
+@label_options("A spam source: mail folder, Maildir, mbox or message file (repeatable).",
+               "A ham (good mail) source, like --spam (repeatable).")
 @model_option
 @training_options
-@click.option("--spam-cutoff", type=FloatRange(0, 1), default=None,
-              help="P(spam) at or above which classify says spam; stored in the model.  "
-                   "Default: tuned on held-out training scores so that a new ham is called "
-                   "spam with probability at most 0.1 %, pooled and in each fifth of the "
-                   "training mail by time (with under 999 ham to tune on, above the spammiest of them).")
-@click.option("--ham-cutoff", type=FloatRange(0, 1), default=None,
-              help="P(spam) at or below which classify says ham; stored in the model.  "
-                   "Default: tuned so that a new spam is called ham with probability at most 0.5 %.")
-@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
-              help="Worker processes that decode and count mail.  [default: every core]")
+@cutoff_options("P(spam) at or above which classify says spam; stored in the model.  "
+                "Default: tuned on held-out training scores so that a new ham is called "
+                "spam with probability at most 0.1 %, pooled and in each fifth of the "
+                "training mail by time (with under 999 ham to tune on, above the spammiest of them).",
+                "P(spam) at or below which classify says ham; stored in the model.  "
+                "Default: tuned so that a new spam is called ham with probability at most 0.5 %.")
+@jobs_option("Worker processes that decode and count mail.")
 @replace_option
 @click.option("--scheduler", metavar="ADDRESS",
               help="Count on a Dask cluster instead (tcp://HOST:PORT of its scheduler; needs "
@@ -289,7 +326,7 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 @click.option("--memory-budget", type=click.IntRange(1), default=16, show_default=True, metavar="MB",
               help="Megabytes of counts held in memory while training; past it, sorted runs spill to a "
                    "folder beside the model.  Changes the memory used, never the model.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
+@quiet_option("No progress bar or summary.")
 def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
           chunk, min_df, max_features, min_strength, retrain_margin, fold_variants, bigrams, headers_spec,
           stopwords_file, no_stopwords, keywords_file,
@@ -364,25 +401,18 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @model_option
-@click.option("--format", "fmt", type=click.Choice(["text", "tsv", "json", "jsonl"]),
-              default="text", show_default=True,
-              help="text for people; tsv, json (one array) or jsonl (one object a line) "
-                   "with path, label, score (P(spam)), log_odds.")
-@click.option("--spam-cutoff", type=FloatRange(0, 1), default=None,
-              help="P(spam) at or above which a message is spam.  Default: the model's.")
-@click.option("--ham-cutoff", type=FloatRange(0, 1), default=None,
-              help="P(spam) at or below which a message is ham.  Default: the model's.")
-@click.option("--max-size", type=click.IntRange(1024, MAX_SIZE_LIMIT), default=None,
-              help="Bytes of each message read; the rest is ignored.  [default: 10 MiB]")
+@format_option(["text", "tsv", "json", "jsonl"],
+               "text for people; tsv, json (one array) or jsonl (one object a line) "
+               "with path, label, score (P(spam)), log_odds.")
+@cutoff_options("P(spam) at or above which a message is spam.  Default: the model's.",
+                "P(spam) at or below which a message is ham.  Default: the model's.")
+@max_size_option("Bytes of each message read; the rest is ignored.")
 @click.option("--explain", is_flag=True, help="List the tokens that moved the score most.")
 @click.option("--top", "explain_top", type=click.IntRange(1), default=10, show_default=True,
               help="How many tokens --explain lists.")
-@click.option("--exit-code", is_flag=True,
-              help="Exit 0 for spam, 1 for ham, 2 for unsure (bogofilter's convention); with "
-                   "several messages: 0 if any is spam, else 2 if any is unsure, else 1.")
-@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
-              help="Worker processes for many messages (output stays in reading order).  "
-                   "[default: every core]")
+@exit_code_option("Exit 0 for spam, 1 for ham, 2 for unsure (bogofilter's convention); with "
+                  "several messages: 0 if any is spam, else 2 if any is unsure, else 1.")
+@jobs_option("Worker processes for many messages (output stays in reading order).")
 @click.option("--server", "server_path", type=click.Path(dir_okay=False), default=None,
               help="Have the `spamnb serve` on this socket score the messages, with the model it "
                    "keeps loaded; the output is the same.  No server there: exit 75.")
@@ -517,7 +547,7 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
               help="TREC immediate feedback: score each message in order, then learn it.")
 @click.option("--shuffle", is_flag=True, help="Shuffle first (for corpora with no delivery order).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed for --shuffle.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(["text", "json"])
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
               help="Write the ROC curve and score histogram to FILE.svg (or .png with matplotlib).")
 @click.option("--tune", is_flag=True,
@@ -632,10 +662,8 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--spam", "spam_paths", multiple=True, type=click.Path(),
-              help="Messages that are spam: files, folders, Maildirs or mbox (repeatable).")
-@click.option("--ham", "ham_paths", multiple=True, type=click.Path(),
-              help="Messages that are ham (repeatable).")
+@label_options("Messages that are spam: files, folders, Maildirs or mbox (repeatable).",
+               "Messages that are ham (repeatable).")
 @click.option("--forget", is_flag=True, help="Remove these messages, learned before with this label.")
 @click.option("--relabel", is_flag=True,
               help="Messages learned before with the other label move to this one.")
@@ -647,7 +675,7 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
                    "a cron job over a honeypot Maildir reads only what is new (created if missing).")
 @click.option("--lock-wait", type=click.FloatRange(0), default=None, metavar="SECONDS",
               help="Give up (exit 75) when another writer holds the model longer.  [default: wait]")
-@click.option("--quiet", "-q", is_flag=True, help="No summary.")
+@quiet_option("No summary.")
 @click.option("--server", "server_path", type=click.Path(dir_okay=False), default=None, metavar="SOCKET",
               help="Have the `spamnb serve` at SOCKET learn them into its model (as learn --model would, "
                    "created if missing), so its next verdict counts them.  Not with --model, --since-stamp "
@@ -775,11 +803,9 @@ def _training_options_given(ctx) -> list[str]:
               show_default=True,
               help="spamassassin: write X-Spam-Flag (YES/NO), X-Spam-Level and X-Spam-Status as "
                    "SpamAssassin does (score 5.0 = spamnb's spam cutoff), for rules written for it.")
-@click.option("--exit-code", is_flag=True, help="Exit 0 spam, 1 ham, 2 unsure (bogofilter's convention).")
-@click.option("--spam-cutoff", type=FloatRange(0, 1), default=None, help="Default: the model's.")
-@click.option("--ham-cutoff", type=FloatRange(0, 1), default=None, help="Default: the model's.")
-@click.option("--max-size", type=click.IntRange(1024, MAX_SIZE_LIMIT), default=None,
-              help="Bytes of the message read and scored; the rest is copied through.  [default: 10 MiB]")
+@exit_code_option("Exit 0 spam, 1 ham, 2 unsure (bogofilter's convention).")
+@cutoff_options("Default: the model's.", "Default: the model's.")
+@max_size_option("Bytes of the message read and scored; the rest is copied through.")
 @timeout_option("the message is delivered all the same, its header saying Unsure and why")
 def filter_command(model_path, header_name, header_style, exit_code, spam_cutoff, ham_cutoff, max_size, timeout):
     """Copy one message from stdin to stdout with a status header added.
@@ -959,8 +985,7 @@ def prune(min_count, older_than, model_path):
               help="How many spam and ham keywords to list.")
 @click.option("--word", "words", multiple=True,
               help="Look up a token (repeatable), e.g. --word free --word subject:发票.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "tsv"]), default="text",
-              show_default=True, help="text for people; json or tsv for scripts.")
+@format_option(["text", "json", "tsv"], "text for people; json or tsv for scripts.")
 def inspect(model_path, top_n, words, fmt):
     """Show what a model learned: summary and strongest keywords.
 

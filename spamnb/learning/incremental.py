@@ -168,9 +168,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
             report.already_right += 1
             continue
         elif not on_error and table.scorable:
-            rule = scorer.rule
-            raw = (scorer.score_tokens(tokens).log_odds - rule.offset) / rule.scale
-            recent.append([raw, label])
+            recent.append([scorer.raw_score(tokens), label])
         count(tokens, label, 1)
         learned[digest] = label
         state.learned[digest] = label

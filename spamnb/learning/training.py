@@ -6,7 +6,7 @@ import os
 import random
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -24,13 +24,13 @@ from ..model.options import TrainOptions
 from ..model.scoring import Cutoffs, token_key
 from ..mail.sources import count_messages, display
 from ..text.tokens import TokenizerOptions, message_tokens
+from ..workers import Batches
 
 # A batch is the unit of work handed to a worker: big enough that sending it
 # and merging its counts back cost little next to tokenizing it, small enough
 # that a few in flight per worker keep memory bounded.
 BATCH_MESSAGES = 256
 BATCH_BYTES = 4 << 20
-IN_FLIGHT_PER_WORKER = 2
 # Training messages kept (a uniform reservoir sample, fixed seed, so the same
 # input gives the same model) for calibrating probabilities on held-out blocks.
 CALIBRATION_SAMPLE = 10000
@@ -143,21 +143,6 @@ def count_batch(batch: list[tuple[int, int, bytes, bool]], tokenizer: TokenizerO
     return BatchCounts(combine(parts), text, messages, sample)
 
 
-class _InProcess:
-    """The executor interface run in this process: training without workers."""
-
-    def submit(self, function, *args):
-        return _Done(function(*args))
-
-
-class _Done:
-    def __init__(self, value) -> None:
-        self._value = value
-
-    def result(self):
-        return self._value
-
-
 class Tally:
     """What counting the training mail gives: the counts and token text (a
     CountStore, spilled to disk past its budget), messages per class, and
@@ -205,17 +190,12 @@ def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: Tra
     on how the work was split.  Returns the (token keys, label) pairs of the
     sample, in reading order.
     """
-    executor = executor or _InProcess()
     tokenizer = options.tokenizer
     run = f"{os.getpid()}-{time.time_ns()}-{id(tally)}"
-    in_flight: deque = deque()
     kept: dict[int, tuple[np.ndarray, int]] = {}
     labels: dict[int, int] = {}
-    batch: list[tuple[int, int, bytes, bool]] = []
-    batch_bytes = 0
 
-    def collect(future) -> None:
-        result: BatchCounts = future.result()
+    def collect(_tags, result: BatchCounts) -> None:
         tally.store.add(result.counts, result.text)
         tally.messages += np.asarray(result.messages, dtype=np.int64)
         sampled = set(sample.items) if sample is not None and result.sample else ()
@@ -223,14 +203,8 @@ def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: Tra
             if number in sampled:  # not replaced while the batch was away
                 kept[number] = (keys, labels[number])
 
-    def send() -> None:
-        nonlocal batch, batch_bytes
-        if batch:
-            in_flight.append(executor.submit(count_batch, batch, tokenizer, run))
-            batch, batch_bytes = [], 0
-        while len(in_flight) > IN_FLIGHT_PER_WORKER * workers:
-            collect(in_flight.popleft())
-
+    batches = Batches(count_batch, collect, args=(tokenizer, run), workers=workers, executor=executor,
+                      batch_items=BATCH_MESSAGES, batch_bytes=BATCH_BYTES)
     number = 0
     for label, raw in labelled_messages(sources, report, progress):
         digest = message_digest(raw.data)
@@ -242,13 +216,8 @@ def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: Tra
         keep = sample.offer(number) if sample is not None else False
         if keep:
             labels[number] = label
-        batch.append((number, label, raw.data, keep))
-        batch_bytes += len(raw.data)
-        if len(batch) >= BATCH_MESSAGES or batch_bytes >= BATCH_BYTES:
-            send()
-    send()
-    while in_flight:
-        collect(in_flight.popleft())
+        batches.add((number, label, raw.data, keep), size=len(raw.data))
+    batches.finish()
     if sample is None:
         return []
     return [(kept[number][0], kept[number][1]) for number in sorted(sample.items)]  # reading order

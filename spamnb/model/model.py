@@ -63,18 +63,19 @@ def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[
     each time.
     """
     rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
-    if rule.chunk and len(tokens) > rule.chunk:
-        return max(raw_score_from_counts(counts, totals, tokens[i:i + rule.chunk], options)
-                   for i in range(0, len(tokens), rule.chunk))
-    bag = Counter(token for token in tokens if token in counts.vocabulary)
-    ids = np.fromiter((counts.vocabulary[t] for t in bag), dtype=np.intp, count=len(bag))
-    times = np.fromiter(bag.values(), dtype=np.int64, count=len(bag))
-    weights, _ = token_weights(counts.occurrences[:, ids], counts.documents[:, ids], counts.messages, totals,
-                               len(counts), options.event_model, options.alpha, options.robinson,
-                               options.min_strength)
-    x = np.ones_like(times) if presence_scoring(options.event_model) else times
-    contributions = weights * x
-    return rule.raw(contributions[weights != 0.0].tolist())[0]  # zero weights are skipped, as in scoring
+    presence = presence_scoring(options.event_model)
+
+    def contributions(chunk: list[str]) -> list[float]:
+        bag = Counter(token for token in chunk if token in counts.vocabulary)
+        ids = np.fromiter((counts.vocabulary[t] for t in bag), dtype=np.intp, count=len(bag))
+        times = np.fromiter(bag.values(), dtype=np.int64, count=len(bag))
+        weights, _ = token_weights(counts.occurrences[:, ids], counts.documents[:, ids], counts.messages, totals,
+                                   len(counts), options.event_model, options.alpha, options.robinson,
+                                   options.min_strength)
+        x = np.ones_like(times) if presence else times
+        return (weights * x)[weights != 0.0].tolist()  # zero weights are skipped, as in scoring
+
+    return rule.message_raw(tokens, contributions)
 
 
 def held_out_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: list[int],
@@ -118,16 +119,14 @@ def held_out_raw_scores(counts: TokenCounts, documents: list[list[str]], labels:
     rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
     vocabulary = counts.vocabulary
 
-    def raw(tokens: list[str]) -> float:
-        if rule.chunk and len(tokens) > rule.chunk:  # as scoring does: the spammiest chunk
-            return max(raw(tokens[i:i + rule.chunk]) for i in range(0, len(tokens), rule.chunk))
-        bag = Counter(tokens)
+    def contributions(chunk: list[str]) -> list[float]:
+        bag = Counter(chunk)
         token_ids = np.fromiter(map(vocabulary.__getitem__, bag), dtype=np.intp, count=len(bag))
         x = np.ones(len(bag)) if presence else np.fromiter(bag.values(), dtype=np.float64, count=len(bag))
-        contributions = weights[token_ids] * x
-        return rule.raw(contributions[contributions != 0.0].tolist())[0]
+        terms = weights[token_ids] * x
+        return terms[terms != 0.0].tolist()
 
-    return np.array([raw(tokens) for tokens in documents], dtype=np.float64)
+    return np.array([rule.message_raw(tokens, contributions) for tokens in documents], dtype=np.float64)
 
 
 def file_meta(meta: dict, options: TrainOptions, messages, bias: float, cutoffs: Cutoffs, vocabulary: int,
@@ -228,15 +227,13 @@ def raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], totals: 
     rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
     keys_sorted = columns.keys
 
-    def raw(keys: np.ndarray) -> float:
-        if rule.chunk and len(keys) > rule.chunk:  # as scoring does: the spammiest chunk
-            return max(raw(keys[i:i + rule.chunk]) for i in range(0, len(keys), rule.chunk))
-        distinct, counted = distinct_keys(keys)
+    def contributions(chunk: np.ndarray) -> list[float]:
+        distinct, counted = distinct_keys(chunk)
         x = np.ones(len(distinct)) if presence else counted.astype(np.float64)
-        contributions = weights[np.searchsorted(keys_sorted, distinct)] * x
-        return rule.raw(contributions[contributions != 0.0].tolist())[0]
+        terms = weights[np.searchsorted(keys_sorted, distinct)] * x
+        return terms[terms != 0.0].tolist()
 
-    return np.array([raw(keys) for keys in documents], dtype=np.float64)
+    return np.array([rule.message_raw(keys, contributions) for keys in documents], dtype=np.float64)
 
 
 def blocked_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], labels: list[int],
@@ -244,16 +241,9 @@ def blocked_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], 
                               options: TrainOptions, blocks: int = 5,
                               copies: list[int] | None = None) -> np.ndarray:
     """blocked_raw_scores, for messages given as token keys (see held_out_raw_scores_by_key)."""
-    block_of = time_blocks(labels, blocks)
-    out = np.zeros(len(labels))
-    for block in range(blocks):
-        members = np.flatnonzero(block_of == block)
-        if len(members):
-            out[members] = held_out_raw_scores_by_key(
-                columns, [documents[i] for i in members], [labels[i] for i in members], totals, vocabulary,
-                messages, options, None if copies is None else [copies[i] for i in members])
-    return out
-
+    return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores_by_key(
+        columns, [documents[i] for i in members], [labels[i] for i in members], totals, vocabulary,
+        messages, options, None if copies is None else [copies[i] for i in members]))
 
 
 def time_blocks(labels: list[int], blocks: int = 5) -> np.ndarray:
@@ -267,6 +257,18 @@ def time_blocks(labels: list[int], blocks: int = 5) -> np.ndarray:
     return block_of
 
 
+def each_block_held_out(labels: list[int], blocks: int, held_out) -> np.ndarray:
+    """Every message's score from `held_out(members)`, called once per time
+    block (time_blocks) with the indices of its messages."""
+    block_of = time_blocks(labels, blocks)
+    out = np.zeros(len(labels))
+    for block in range(blocks):
+        members = np.flatnonzero(block_of == block)
+        if len(members):
+            out[members] = held_out(members)
+    return out
+
+
 def blocked_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: list[int],
                        options: TrainOptions, selected: np.ndarray | None = None,
                        blocks: int = 5, copies: list[int] | None = None) -> np.ndarray:
@@ -275,15 +277,9 @@ def blocked_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: 
     for a Maildir or an mbox), cut into `blocks` runs, and each run scored
     by the counts without its whole run.  Every message gets a score from a
     model that lacked its stretch of time, as later mail will meet one."""
-    block_of = time_blocks(labels, blocks)
-    out = np.zeros(len(labels))
-    for block in range(blocks):
-        members = np.flatnonzero(block_of == block)
-        if len(members):
-            out[members] = held_out_raw_scores(counts, [documents[i] for i in members],
-                                               [labels[i] for i in members], options, selected,
-                                               None if copies is None else [copies[i] for i in members])
-    return out
+    return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores(
+        counts, [documents[i] for i in members], [labels[i] for i in members], options, selected,
+        None if copies is None else [copies[i] for i in members]))
 
 
 class Model(Scorer):
@@ -594,13 +590,8 @@ class Model(Scorer):
         """Fit P(spam) = σ(a · raw + c) on held-out raw scores (see calibrate)."""
         scale, offset = fit_platt(raw, np.asarray(labels))
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(labels)}
-        self.held_out_log_odds = offset + scale * raw
+        self.held_out_log_odds = self.rule.log_odds(raw)
         return self.meta["calibration"]
-
-    def raw_score(self, tokens: list[str]) -> float:
-        """The raw score (before calibration) the model as it stands gives."""
-        rule = self.rule
-        return (self.score_tokens(tokens).log_odds - rule.offset) / rule.scale
 
     def record_recent(self, raw: float, label: int) -> None:
         """Keep the score a message had before it was learned (the last RECENT_SCORES)."""
@@ -630,7 +621,7 @@ class Model(Scorer):
         if "cutoffs_tuned" in self.meta or not trained:
             tuned = self.meta.get("cutoffs_tuned", {})
             max_fpr, max_fnr = tuned.get("max_fpr", 0.001), tuned.get("max_fnr", 0.005)
-            spam, ham = tune_cutoffs(offset + scale * self.recent_raw, labels, max_fpr, max_fnr)
+            spam, ham = tune_cutoffs(self.rule.log_odds(self.recent_raw), labels, max_fpr, max_fnr)
             self.cutoffs = Cutoffs(spam=spam, ham=ham)
             self.meta["cutoffs_tuned"] = {"max_fpr": max_fpr, "max_fnr": max_fnr, "messages": len(labels),
                                           "source": "learned"}

@@ -307,6 +307,10 @@ class Scorer:
         return score_tokens(tokens, self.table, self.rule, presence_scoring(self.options.event_model),
                             cutoffs or self.cutoffs, explain)
 
+    def raw_score(self, tokens: list[str]) -> float:
+        """The raw score (before calibration) the model as it stands gives."""
+        return self.rule.raw_of_log_odds(self.score_tokens(tokens).log_odds)
+
     def score_message(self, raw: bytes, explain: bool = False,
                       cutoffs: Cutoffs | None = None) -> Score:
         """Score one raw message (bytes as read from a file or stdin)."""

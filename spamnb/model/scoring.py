@@ -5,6 +5,13 @@
 The lookup runs on the model file's own key-sorted arrays (see modelfile.py),
 so scoring one message never builds a dictionary of the whole vocabulary and
 costs about the same for a model of 10 thousand or 10 million tokens.
+
+This module is the one home of the scoring rule, in the standard library
+alone (the cold-start path imports it): ScoringRule.message_raw (chunks, the
+top k, n^γ), ScoringRule.log_odds and scoring.judge (raw score → log-odds →
+calibrated P(spam) → verdict, by Cutoffs.label).  The numpy paths of
+model.py hold the weights in arrays and call the same methods per message
+(tests/test_scoring_rule.py checks that they agree).
 """
 
 from __future__ import annotations
@@ -88,6 +95,29 @@ class ScoringRule(Record):
         """n^γ for n contributions kept (at least 1)."""
         n = max(kept, 1)
         return {"none": 1.0, "sqrt": math.sqrt(n), "mean": float(n)}[self.normalize]
+
+    def chunks(self, tokens):
+        """The runs of a message scored alone: the whole message, or with
+        chunking, runs of `chunk` tokens in reading order (a list or an array)."""
+        if self.chunk and len(tokens) > self.chunk:
+            return [tokens[i:i + self.chunk] for i in range(0, len(tokens), self.chunk)]
+        return [tokens]
+
+    def message_raw(self, tokens, contributions) -> float:
+        """A message's raw score: that of its spammiest chunk, each chunk's
+        the raw of `contributions(chunk)`, its nonzero x_w λ_w.  The one
+        definition every path scores by, whatever holds the weights: the
+        model file (score_tokens), counts (model.raw_score_from_counts) or
+        arrays of token keys (model.raw_scores_by_key)."""
+        return max(self.raw(contributions(chunk))[0] for chunk in self.chunks(tokens))
+
+    def log_odds(self, raw):
+        """offset + scale · raw: the calibrated log-odds of a raw score (a number or an array)."""
+        return self.offset + self.scale * raw
+
+    def raw_of_log_odds(self, log_odds: float) -> float:
+        """The raw score a log-odds came from (log_odds inverted)."""
+        return (log_odds - self.offset) / self.scale
 
 
 class TokenEffect(Record):
@@ -288,13 +318,20 @@ def score_tokens(tokens: list[str], table: WeightTable, rule: ScoringRule, prese
     of that many (in reading order) and scored as its spammiest run: spam
     padded with pages of innocent text still shows its spam part.
     """
-    if rule.chunk and len(tokens) > rule.chunk:
-        chunks = [tokens[i:i + rule.chunk] for i in range(0, len(tokens), rule.chunk)]
-        scores = [_score_one(chunk, table, rule, presence, cutoffs, explain) for chunk in chunks]
-        best = max(scores, key=lambda score: score.log_odds)
-        best.tokens_distinct = len(set(tokens))
-        return best
-    return _score_one(tokens, table, rule, presence, cutoffs, explain)
+    chunks = rule.chunks(tokens)
+    if len(chunks) == 1:
+        return _score_one(tokens, table, rule, presence, cutoffs, explain)
+    scores = [_score_one(chunk, table, rule, presence, cutoffs, explain) for chunk in chunks]
+    best = max(scores, key=lambda score: score.log_odds)
+    best.tokens_distinct = len(set(tokens))
+    return best
+
+
+def judge(raw: float, rule: ScoringRule, cutoffs: Cutoffs) -> tuple[float, float, str]:
+    """The last step of the scoring rule for one message: its raw score to
+    (log-odds, calibrated P(spam), verdict)."""
+    log_odds = rule.log_odds(raw)
+    return log_odds, probability(log_odds), cutoffs.label(log_odds)
 
 
 def _score_one(tokens, table, rule, presence, cutoffs, explain) -> Score:
@@ -306,7 +343,7 @@ def _score_one(tokens, table, rule, presence, cutoffs, explain) -> Score:
         if weight:  # None: never seen; 0: no evidence, below min_strength, or left out by feature selection
             known.append((token, weight, 1 if presence else count))
     raw, kept = rule.raw([weight * times for _, weight, times in known])
-    log_odds = rule.offset + rule.scale * raw
+    log_odds, p, label = judge(raw, rule, cutoffs)
     effects: list[TokenEffect] = []
     terms: list[tuple[str, float]] = []
     factor = None
@@ -320,6 +357,5 @@ def _score_one(tokens, table, rule, presence, cutoffs, explain) -> Score:
         # lines add up to the log-odds (to rounding in the last bits).
         terms = [("calibration offset" if rule.calibrated else "bias (prior log-odds)", rule.offset)]
         factor = (rule.scale, divisor, len(kept))
-    p = probability(log_odds)
-    return Score(log_odds=log_odds, probability=p, label=cutoffs.label(log_odds),
+    return Score(log_odds=log_odds, probability=p, label=label,
                  tokens_known=len(known), tokens_distinct=len(bag), effects=effects, terms=terms, factor=factor)

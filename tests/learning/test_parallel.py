@@ -118,3 +118,57 @@ def test_merge_refuses_different_options_and_reports_shared_mail(tmp_path):
     assert not (tmp_path / "x.m").exists()
     twice = run_spamnb("merge", tmp_path / "a.m", tmp_path / "a.m", "-o", tmp_path / "aa.m")
     assert twice.returncode == 0 and b"46 messages were learned by more than one model" in twice.stderr
+
+
+def _slow_square(batch: list[int], delay: float) -> list[int]:
+    import time
+
+    time.sleep(delay * (len(batch) % 3))  # batches finish out of order
+    if 13 in batch:
+        raise ValueError("thirteen")
+    return [item * item for item in batch]
+
+
+def test_batches_hand_results_back_in_order_and_start_workers_only_for_a_full_batch():
+    """workers.Batches, the pipeline of classify and train: batches of 4 or
+    of 10 bytes, results in the order sent though workers finish out of order,
+    no more than 2 per worker away at once, and no pool for fewer than a batch."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from spamnb.workers import Batches
+
+    collected, away, started = [], [], []
+
+    class Pool(ThreadPoolExecutor):
+        def submit(self, function, *args):
+            away.append(len(batches.in_flight))
+            return super().submit(function, *args)
+
+    def start():
+        started.append(True)
+        return Pool(3)
+
+    batches = Batches(_slow_square, lambda tags, result: collected.append((tags, result)), args=(0.01,),
+                      workers=3, start=start, batch_items=4, batch_bytes=10)
+    for item in range(1, 13):
+        batches.add(item, tag=f"m{item}", size=10 if item == 6 else 1)
+    batches.finish()
+    assert started == [True] and max(away) <= 6
+    assert [tags for tags, _ in collected] == [["m1", "m2", "m3", "m4"], ["m5", "m6"],  # 11 bytes
+                                               ["m7", "m8", "m9", "m10"], ["m11", "m12"]]
+    assert [value for _, result in collected for value in result] == [i * i for i in range(1, 13)]
+
+    few: list = []
+    lone = Batches(_slow_square, lambda tags, result: few.append((tags, result)), args=(0,), workers=3,
+                   start=start, batch_items=4)
+    lone.add(5, tag="only")
+    lone.add(6, tag="other")
+    lone.finish()  # fewer than a batch: here, one at a time, no pool
+    assert started == [True] and few == [(["only"], [25]), (["other"], [36])]
+
+    failing = Batches(_slow_square, lambda tags, result: None, args=(0,), workers=1, start=start, batch_items=2)
+    with pytest.raises(ValueError, match="thirteen"):
+        for item in range(10, 20):
+            failing.add(item)
+        failing.finish()
+    failing.abandon()
