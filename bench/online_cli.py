@@ -55,9 +55,10 @@ def main(argv=None) -> None:
     for mode in arguments.mode or ["served"]:
         with tempfile.TemporaryDirectory(prefix=f"spamnb-online-{mode}-") as directory:
             job = lay_out_online(Path(directory), stream, "all", f"{arguments.corpus} online {mode}")
-            began = time.perf_counter()
+            began, cpu_began = time.perf_counter(), tool_spamnb._children_cpu()
             outcome = (tool_spamnb.online_served if mode == "served" else tool_spamnb.online)(job, [])
             wall = time.perf_counter() - began
+            cpu_all = (tool_spamnb._children_cpu() - cpu_began) / len(stream)
         labels = [item[0] for item in stream]
         scores = [0.0 if score is None else score for score in outcome.scores]
         per_message = wall / len(stream)
@@ -67,7 +68,8 @@ def main(argv=None) -> None:
               f"learn {1000 * outcome.seconds['learn'] / len(stream):.1f} ms); "
               f"all {len(whole):,} at this rate: {whole_minutes:.1f} min "
               f"({'within' if whole_minutes < TARGET_MINUTES else 'over'} the {TARGET_MINUTES:g} min target); "
-              f"1-ROCA {one_minus_roca_percent(labels, scores):.3f} %")
+              f"1-ROCA {one_minus_roca_percent(labels, scores):.3f} %; CPU of every process "
+              f"{1000 * cpu_all:.1f} ms a message")
         if "cpu clients" in outcome.seconds:
             clients, server = outcome.seconds["cpu clients"], outcome.seconds["cpu server"]
             cpu = (clients + server) / len(stream)
