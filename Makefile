@@ -58,7 +58,7 @@ test: $(VENV)/.installed-test
 	@# on subprocesses and sockets: 259 s, where two took 292 s with 13 s more work), then the tests that compare
 	@# CPU timings (pytest mark `timing`) alone, so no other test is billed to them.
 	$(BIN)/python -m pytest -q -n 3 --dist loadfile -m "not timing"
-	$(BIN)/python -m pytest -q -p no:xdist -m timing
+	$(BIN)/python -m pytest -q -p no:xdist -m timing tests/system/test_scaling.py tests/system/test_evasion_scaling.py
 
 # 34,000 generated inputs for each of the three properties: 102,000 in all; then
 # 10,000 searched for the most time per byte, the slowest written to

@@ -163,3 +163,15 @@ def test_no_two_modules_import_each_other_at_load_time():
         if name not in state:
             visit(name, [name])
     assert cycles == []
+
+
+def test_every_timing_test_is_in_a_file_the_serial_phase_runs():
+    # `make test` runs the `timing` tests alone, naming their files (collecting
+    # the whole suite again cost seconds of its five minutes); the parallel
+    # phase leaves them out, so a timing test in any other file would never run.
+    tests = Path(__file__).resolve().parent
+    makefile = (tests.parent / "Makefile").read_text()
+    serial = next(line for line in makefile.splitlines() if "-m timing" in line)
+    marked = {str(path.relative_to(tests.parent)) for path in tests.rglob("test_*.py")
+              if "mark.timing" in path.read_text(encoding="utf-8") and path.name != "test_layout.py"}
+    assert marked and all(name in serial.split() for name in marked), (marked, serial)
