@@ -59,7 +59,8 @@ import struct
 import time
 
 from ..errors import OptionError
-from .server import HEADER, LEARN_BIT, MAX_CONNECTIONS, MAX_LEARN_LINE, log, _error, _reason, _reply, _SEND_FLAGS
+from .server import (HEADER, LEARN_BIT, LEARN_COUNTS, MAX_CONNECTIONS, MAX_LEARN_LINE, _SEND_FLAGS, _error, _reason,
+                     _reply, log)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -1039,8 +1040,7 @@ def _learn_reply(payload: bytes, model_path: str, timeout: float | None) -> byte
     except Exception as error:  # noqa: BLE001 -- a bug on one message must not end the worker
         log(f"learning a message of {len(raw):,} bytes failed: {type(error).__name__}: {error}")
         return _error(f"the message could not be learned: {type(error).__name__}")
-    record = {name: getattr(report, name) for name in ("learned", "forgotten", "relabelled", "duplicates",
-                                                       "conflicts", "not_learned", "already_right")}
+    record = {name: getattr(report, name) for name in ("learned", "forgotten", *LEARN_COUNTS)}
     record.update(changed=report.changed, created=created, model=model_path)
     return (json.dumps(record) + "\n").encode("utf-8")
 

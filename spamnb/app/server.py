@@ -72,7 +72,9 @@ HEADER = struct.Struct(">I")
 LEARN_BIT = 1 << 31       # in a request's length: a message to learn, not to score
 MAX_LEARN_LINE = 64       # a learn request's first line: the label and flags
 LEARN_FLAGS = ("forget", "relabel", "force", "on-error")
-_COUNTS = ("relabelled", "duplicates", "conflicts", "not_learned", "already_right")
+# A learn reply's counts, beside its "learned" and "forgotten" per class: the
+# daemon writes them, learn_remote reads them.
+LEARN_COUNTS = ("relabelled", "duplicates", "conflicts", "not_learned", "already_right")
 SOCKET_NAME = "serve.sock"
 MAX_CONNECTIONS = 256     # past this the connection idle longest is closed to make room
 MAX_REPLY_BYTES = 1 << 20
@@ -210,7 +212,7 @@ def learn_remote(socket_path: str, spam: list[str], ham: list[str], flags: tuple
     from ..mail.sources import read_messages
 
     report = SimpleNamespace(learned={"spam": 0, "ham": 0}, forgotten={"spam": 0, "ham": 0},
-                             **dict.fromkeys(_COUNTS, 0), changed=False)
+                             **dict.fromkeys(LEARN_COUNTS, 0), changed=False)
     model, created, skipped = socket_path, False, []  # type: ignore[var-annotated]
     with Client(socket_path) as client:
         for label, paths in (("spam", spam), ("ham", ham)):
@@ -221,7 +223,7 @@ def learn_remote(socket_path: str, spam: list[str], ham: list[str], flags: tuple
                         for kind in ("learned", "forgotten"):
                             for each in ("spam", "ham"):
                                 getattr(report, kind)[each] += int(reply[kind][each])
-                        for name in _COUNTS:
+                        for name in LEARN_COUNTS:
                             setattr(report, name, getattr(report, name) + int(reply[name]))
                         report.changed = report.changed or bool(reply["changed"])
                         created = created or bool(reply["created"])
