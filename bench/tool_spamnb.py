@@ -130,13 +130,22 @@ def online(job: OnlineJob, extra: list[str]) -> Outcome:
     return Outcome(scores, verdicts, {"classify": classify_seconds, "learn": learn_seconds, "total": total}, notes)
 
 
-def online_served(job: OnlineJob, extra: list[str]) -> Outcome:
+def online_served(job: OnlineJob, extra: list[str], ahead: bool = False) -> Outcome:
     """The online protocol through the command line with a resident server:
     `spamnb serve` started on a model file that does not exist yet, then per
     message `spamnb classify --server S --format jsonl -` and `spamnb learn
     --server S --spam|--ham -`, the message on standard input (as a mail
     flow pipes it).  The server creates the model at the first learn with
-    the default options, so neither `extra` nor content headers can be given."""
+    the default options, so neither `extra` nor content headers can be given.
+
+    `ahead`: each client process is started one step early, while the step
+    before it is still running, as a mail system starts the process for a
+    delivery while others are under way; it then waits on its standard input.
+    The protocol stays sequential in what each step sees: a message reaches
+    its `classify` only after the previous message's `learn` has replied (the
+    server has its count on file), and its `learn` only after its `classify`
+    has printed the score.  What overlaps is Python's start and imports, with
+    the other core busy on the step before."""
     if extra or job.content_headers:
         raise ValueError("the served online protocol runs with the default options only "
                          "(the server creates the model at the first learn)")
@@ -158,11 +167,28 @@ def online_served(job: OnlineJob, extra: list[str]) -> Outcome:
         # which it reaps) once it has stopped.
         cpu_before = _children_cpu()
         started = time.perf_counter()
+        classify_command = command() + ["classify", "--server", str(socket_path), "--format", "jsonl", "-"]
+
+        def learn_command(item) -> list[str]:
+            return command() + ["learn", "--server", str(socket_path), "--spam" if item.label else "--ham", "-"]
+
+        def start(arguments: list[str]) -> subprocess.Popen:
+            return subprocess.Popen(arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+        def finish(process: subprocess.Popen, raw: bytes) -> subprocess.CompletedProcess:
+            out, err = process.communicate(raw)
+            return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+        waiting = start(classify_command) if ahead else None
         for number, item in enumerate(job.stream, 1):
             raw = item.path.read_bytes()
             began = time.perf_counter()
-            done = subprocess.run(command() + ["classify", "--server", str(socket_path), "--format", "jsonl", "-"],
-                                  input=raw, capture_output=True)
+            if ahead:
+                assert waiting is not None
+                classifier, waiting = waiting, start(learn_command(item))
+                done = finish(classifier, raw)
+            else:
+                done = subprocess.run(classify_command, input=raw, capture_output=True)
             classify_seconds += time.perf_counter() - began
             record = json.loads(done.stdout.splitlines()[-1]) if done.stdout.strip() else None
             scores.append(None if record is None else record["log_odds"])
@@ -171,9 +197,13 @@ def online_served(job: OnlineJob, extra: list[str]) -> Outcome:
                 reason = f"unscored, classify said: {done.stderr.decode(errors='replace').strip()[-160:]}"
                 problems[reason] = problems.get(reason, 0) + 1
             began = time.perf_counter()
-            learned = subprocess.run(command() + ["learn", "--server", str(socket_path),
-                                                  "--spam" if item.label else "--ham", "-"],
-                                     input=raw, capture_output=True, text=False)
+            if ahead:
+                assert waiting is not None
+                learner = waiting
+                waiting = start(classify_command) if number < len(job.stream) else None
+                learned = finish(learner, raw)
+            else:
+                learned = subprocess.run(learn_command(item), input=raw, capture_output=True)
             learn_seconds += time.perf_counter() - began
             if learned.returncode != 0:
                 raise RuntimeError(f"learn of message {number} exited {learned.returncode}: "

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-import json
 import math
-import re
 import sys
 from io import TextIOBase
 
+from .. import jsoncodec
 from ..model.scoring import Score
 from ..mail.sources import Skipped, display
 
 # A token or file name holding bytes that are not UTF-8 carries them as lone
 # surrogates (surrogateescape), which no UTF-8 stream can take: they are
-# written as \udcXX escapes (in JSON, the escape JSON itself uses).
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# written as \udcXX escapes (in JSON, the escape JSON itself uses).  Found
+# without `re`, which a `classify --server` client would import for this
+# alone (10 ms of its start, BENCHMARKS.md "Online through the command line").
 
 
 def _writable(text: str) -> str:
-    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(f"\\u{ord(char):04x}" if "\ud800" <= char <= "\udfff" else char for char in text)
+    return text
 
 
 def _finite(value: float) -> float:
@@ -78,7 +82,7 @@ class ScoreWriter:
     def write(self, origin: str, score: Score) -> None:
         record = score_record(origin, score, self.explain)
         if self.fmt == "jsonl":
-            self.stream.write(_writable(json.dumps(record, ensure_ascii=False, allow_nan=False)) + "\n")
+            self.stream.write(_writable(jsoncodec.dumps(record, ensure_ascii=False, allow_nan=False)) + "\n")
         elif self.fmt == "json":
             self._records.append(record)
         elif self.fmt == "tsv":
@@ -111,6 +115,8 @@ class ScoreWriter:
 
     def close(self) -> None:
         if self.fmt == "json":
+            import json  # indented output: json's Python encoder; one-line records need only jsoncodec
+
             self.stream.write(_writable(json.dumps(self._records, ensure_ascii=False, indent=2, allow_nan=False)))
             self.stream.write("\n")
 

@@ -60,12 +60,15 @@ code inside its functions.
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import struct
 import sys
 
+# The C module: socket.py wraps it in enums and selectors, 5 ms of a client's
+# start (python -X importtime) that neither the client nor this module uses.
+import _socket as socket
+
+from .. import jsoncodec
 from ..errors import OptionError, ServerError
 
 HEADER = struct.Struct(">I")
@@ -114,7 +117,7 @@ class Client:
             raise ServerError(f"the server at {socket_path} runs as uid {owner}, not as you "
                               f"(uid {os.geteuid()}); refusing to send it mail")
         self._sock = sock
-        self._replies = sock.makefile("rb")
+        self._unread = b""  # what came after the last reply's newline
 
     def score(self, raw: bytes) -> dict:
         """The server's reply for one raw message.  Raises ServerError on an error reply."""
@@ -136,13 +139,13 @@ class Client:
         except OSError:
             pass  # the server may have answered and hung up (a refusal): read what it said
         try:
-            line = self._replies.readline(MAX_REPLY_BYTES)
+            line = self._read_line()
         except OSError as error:
             raise ServerError(f"the server at {self.path} did not answer: {_reason(error)}") from None
         if not line.endswith(b"\n"):
             raise ServerError(f"the server at {self.path} closed the connection without answering")
         try:
-            reply = json.loads(line)
+            reply = jsoncodec.loads(line)
         except ValueError:
             reply = None
         if not isinstance(reply, dict):
@@ -151,8 +154,25 @@ class Client:
             raise ServerError(f"server at {self.path}: {reply['error']}")
         return reply
 
+    def _read_line(self) -> bytes:
+        """Up to and with the next newline, or what came before the server
+        hung up, or MAX_REPLY_BYTES without a newline: at most that is held."""
+        pending = bytearray(self._unread)
+        searched = 0
+        while True:
+            end = pending.find(b"\n", searched)
+            if end >= 0:
+                self._unread = bytes(pending[end + 1:])
+                return bytes(pending[:end + 1])
+            if len(pending) >= MAX_REPLY_BYTES:
+                return bytes(pending[:MAX_REPLY_BYTES])
+            searched = len(pending)
+            chunk = self._sock.recv(min(1 << 16, MAX_REPLY_BYTES - len(pending)))
+            if not chunk:
+                return bytes(pending)
+            pending += chunk
+
     def close(self) -> None:
-        self._replies.close()
         self._sock.close()
 
     def __enter__(self) -> "Client":
@@ -297,9 +317,9 @@ def _reply(score, cutoffs) -> bytes:
     record["cutoffs"] = {"spam": cutoffs.spam, "ham": cutoffs.ham}
     if score.reason:
         record["reason"] = score.reason
-    return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+    return (jsoncodec.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
 def _error(text: str) -> bytes:
-    return (json.dumps({"error": text}) + "\n").encode("utf-8")
+    return (jsoncodec.dumps({"error": text}) + "\n").encode("utf-8")
 

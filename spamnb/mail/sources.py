@@ -9,7 +9,6 @@ mbox, `-` for stdin).  Anything that cannot be read is recorded in the
 from __future__ import annotations
 
 import os
-import re
 import stat
 import sys
 from collections.abc import Iterator
@@ -17,6 +16,10 @@ from collections.abc import Iterator
 from ..errors import InputError
 from ..files import NotRegular, open_regular
 from ..record import Record
+
+TYPE_CHECKING = False  # mypy reads this name as true; `re` stays unimported until a pattern is used
+if TYPE_CHECKING:
+    import re
 
 # Bytes of one message that are read; the rest is ignored.  Mail this large is
 # attachments, and a cap keeps a hostile 1 GB message from costing 1 GB.
@@ -27,10 +30,31 @@ MAX_MESSAGE_BYTES = 10 * 1024 * 1024
 # walked" or "From 10:30 to 11:00" (mboxo writers do not escape) from
 # splitting a message; the sender may hold spaces ("x@[1.2.3.4] [ufa]", seen
 # in the SpamAssassin corpus).
-_FROM_LINE = re.compile(
+
+
+class _Pattern:
+    """A regular expression compiled at its first use.  Standard input, a mail
+    filter's one message, needs none, and `import re` is 10 ms of a `classify
+    --server` or `learn --server` client's start (python -X importtime; see
+    BENCHMARKS.md, "Online through the command line")."""
+
+    def __init__(self, pattern: bytes) -> None:
+        self._pattern = pattern
+        self._compiled: re.Pattern[bytes] | None = None
+
+    def __getattr__(self, name: str):
+        if self._compiled is None:
+            import re
+
+            self._compiled = re.compile(self._pattern)
+        return getattr(self._compiled, name)
+
+
+_FROM_LINE = _Pattern(
     rb"From \S.*?\s(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s+"
     rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{1,2}\s+\d{1,2}:\d\d")
-_HEADER_LINE = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
+# A header field's name: printable ASCII but the colon (RFC 5322 2.2).
+_FIELD_NAME_BYTES = bytes(range(0x21, 0x7F)).replace(b":", b"")
 
 
 class RawMessage(Record):
@@ -50,7 +74,12 @@ class Skipped(Record):
 def looks_like_mail(data: bytes) -> bool:
     """True when the first line is a header field or an mbox From_ line."""
     first = data.lstrip(b"\r\n")[:1000]
-    return bool(_HEADER_LINE.match(first)) or first.startswith(b"From ")
+    if first.startswith(b"From "):
+        return True
+    # A field name, blanks, then a colon (without `re`: see _Pattern).
+    name, colon, _ = first.partition(b":")
+    name = name.rstrip(b" \t")
+    return bool(colon and name) and not name.translate(None, _FIELD_NAME_BYTES)
 
 
 def read_messages(path: str, skipped: list[Skipped], max_bytes: int = MAX_MESSAGE_BYTES,
@@ -175,8 +204,8 @@ def _is_mbox(handle) -> bool:
 # Lines that may separate messages; _FROM_LINE decides.  Splitting whole
 # blocks with this (in C) instead of looping over lines reads the
 # spamassassin corpus (every file starts with a From_ line) 4 times faster.
-_SEPARATOR = re.compile(rb"^From [^\n]*(?:\n|$)", re.M)
-_ESCAPED_FROM_LINES = re.compile(rb"^>(>*From )", re.M)
+_SEPARATOR = _Pattern(rb"(?m)^From [^\n]*(?:\n|$)")
+_ESCAPED_FROM_LINES = _Pattern(rb"(?m)^>(>*From )")
 _BLOCK = 1 << 20
 
 

@@ -32,7 +32,7 @@ Standard library only: a scoring process reads the journal without numpy.
 
 from __future__ import annotations
 
-import json
+from .. import jsoncodec
 import struct
 import sys
 import zlib
@@ -63,7 +63,7 @@ def _native(code: str, data) -> array:
 
 def encode(header: dict, changes: dict[int, list[int]], new_tokens: dict[int, str]) -> bytes:
     """One whole record.  `changes`: key → [Δocc_ham, Δocc_spam, Δdoc_ham, Δdoc_spam]."""
-    text = json.dumps(header, sort_keys=True, allow_nan=False).encode("utf-8")
+    text = jsoncodec.dumps(header, sort_keys=True, allow_nan=False).encode("utf-8")
     keys = sorted(changes)
     flat = array("i")
     for key in keys:
@@ -118,7 +118,7 @@ def decode(payload) -> Record:
         parts.append(payload[at:at + size])
         at += size
     try:
-        header = json.loads(bytes(parts[0]))
+        header = jsoncodec.loads(bytes(parts[0]))
     except RecursionError:
         raise ValueError("record header nested too deeply") from None
     if not isinstance(header, dict):

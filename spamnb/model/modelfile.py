@@ -47,7 +47,7 @@ objects when it is read: JSON and fixed-type arrays only.
 from __future__ import annotations
 
 import fcntl
-import json
+from .. import jsoncodec
 import mmap
 import os
 import struct
@@ -142,7 +142,7 @@ def write_model(path: str | os.PathLike, meta: dict, sections: dict,
 def _head(meta: dict, table: dict, body_length: int, body_crc: int) -> tuple[bytes, bytes]:
     """The prefix and the metadata (with its section table) of a model file."""
     meta = dict(meta, sections=table, body_length=body_length)
-    meta_bytes = json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    meta_bytes = jsoncodec.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
     meta_bytes += b" " * _pad(PREFIX.size + len(meta_bytes))
     return PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(meta_bytes), zlib.crc32(meta_bytes), body_crc), meta_bytes
 
@@ -569,7 +569,7 @@ def parse_model(path, data) -> ModelFile:
     if _nested_deeper_than(bytes(meta_bytes), MAX_META_DEPTH):
         raise _not_usable(path, "its header is nested too deeply")
     try:
-        meta = json.loads(meta_bytes)
+        meta = jsoncodec.loads(meta_bytes)
         sections = meta["sections"]
         if not isinstance(sections, dict):
             raise TypeError

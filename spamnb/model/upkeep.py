@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import json
+from .. import jsoncodec
 from typing import IO
 
 import numpy as np
@@ -57,7 +57,7 @@ def export(model: Model, stream: IO[str]) -> int:
         "calibration": model.meta.get("calibration"),
     }
     stream.write(HEADER + "\n")
-    stream.write("# settings " + json.dumps(settings, ensure_ascii=False, sort_keys=True) + "\n")
+    stream.write("# settings " + jsoncodec.dumps(settings, ensure_ascii=False, sort_keys=True) + "\n")
     for digest, label in sorted(counts.learned.items()):
         stream.write(f"# learned {digest:016x} {'spam' if label == SPAM else 'ham'}\n")
     stream.write(COLUMNS + "\n")
@@ -82,7 +82,7 @@ def import_(stream: IO[str]) -> Model:
         line = line.rstrip("\n")
         try:
             if line.startswith("# settings "):
-                settings = json.loads(line[len("# settings "):])
+                settings = jsoncodec.loads(line[len("# settings "):])
             elif line.startswith("# learned "):
                 _, _, digest, label = line.split(" ")
                 learned[int(digest, 16)] = SPAM if label == "spam" else HAM

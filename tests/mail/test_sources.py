@@ -186,3 +186,18 @@ def test_stdin_named_twice_is_read_once(sample_model):
     result = run_spamnb("classify", "--model", sample_model, "--format", "jsonl", "-", "-",
                         input=(MAIL / "ham" / next(iter(sorted(os.listdir(MAIL / "ham"))))).read_bytes())
     assert result.returncode == 0 and len(result.stdout.splitlines()) == 1
+
+
+def test_looks_like_mail_is_the_field_name_rule():
+    """looks_like_mail checks the first line without `re`; the rule it implements,
+    as a regular expression, is the oracle, on random short byte strings."""
+    import random
+    import re
+
+    field_line = re.compile(rb"[\x21-\x39\x3b-\x7e]+[ \t]*:")
+    rnd = random.Random(3)
+    alphabet = [b"a", b"Z", b":", b"-", b" ", b"\t", b"\n", b"\r", b"\x00", b"\x80", b"\x7f", b"From "]
+    for _ in range(50_000):
+        data = b"".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 10)))
+        first = data.lstrip(b"\r\n")[:1000]
+        assert looks_like_mail(data) == (bool(field_line.match(first)) or first.startswith(b"From ")), data
