@@ -54,6 +54,12 @@ def main(argv=None) -> None:
     parser.add_argument("--mode", action="append", choices=["served", "ahead", "local"],
                         help="how to run it (repeatable; default: ahead)")
     arguments = parser.parse_args(argv)
+    # Bytecode compiled first, as pip compiles an installed package: an editable
+    # checkout run with PYTHONDONTWRITEBYTECODE=1 (this machine's default)
+    # would compile every changed module in every client process.
+    import compileall
+
+    compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "spamnb"), quiet=1)
     whole = corpora.stream(arguments.corpus)
     stream = whole[:arguments.limit] if arguments.limit else whole
     print(f"{arguments.corpus}: {len(stream):,} of {len(whole):,} messages; spamnb {tool_spamnb.version()}; "

@@ -27,7 +27,7 @@ from .scorer import (SCORING_SECTIONS, Scorer, check_scoring_meta, check_tokeniz
                      options_from_meta, options_to_meta)
 from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs
 from ..text.tokens import TOKENIZER_VERSION
-from .weights import log_odds_weights, presence_scoring, selected_features, token_weights
+from .weights import presence_scoring, selected_features, token_weights, weights_of_arrays
 
 # Sections read only to learn, inspect or export: stored compressed.
 # Raw (mapped) besides the scoring sections: occurrences and digests, which
@@ -337,33 +337,42 @@ class Model(Scorer):
             at = int(np.flatnonzero(keys[1:] == keys[:-1])[0])
             # A model with two equal keys could be written but never loaded again.
             raise ValueError(f"tokens {counts.tokens[at]!r} and {counts.tokens[at + 1]!r} share a key")
-        computed = log_odds_weights(counts, self.options.event_model, self.options.alpha,
-                                    self.options.robinson, self.options.min_strength)
+        self._selected = self._selection(counts)
+        encoded = [token.encode("utf-8", "surrogatepass") for token in counts.tokens]
+        digests = np.fromiter(counts.learned.keys(), dtype=np.uint64, count=len(counts.learned))
+        classes = np.fromiter(counts.learned.values(), dtype=np.uint8, count=len(counts.learned))
+        order = np.argsort(digests)
+        self._set_sections(keys, counts.occurrences, counts.documents, counts.messages, counts.last_seen,
+                           np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)),
+                           np.frombuffer(b"".join(encoded), dtype=np.uint8), digests[order], classes[order],
+                           keep_calibration)
+
+    def _set_sections(self, keys, occurrences, documents, messages, last_seen, token_lengths, token_bytes,
+                      digests, digest_classes, keep_calibration: bool) -> None:
+        """The file's sections from the counts in key order (self._selected already set):
+        the weights, the block index and checksums, and the counts as stored."""
+        computed = weights_of_arrays(occurrences, documents, messages, self.options.event_model,
+                                     self.options.alpha, self.options.robinson, self.options.min_strength)
         if not (np.isfinite(computed.weights).all() and np.isfinite(computed.bias)):
             raise ValueError("the weights are not finite numbers; is alpha reasonable?")
-        self._selected = self._selection(counts)
+        assert self._selected is not None  # set by the caller
         weights = np.where(self._selected, computed.weights, 0.0).astype("<f4")
         keys = keys.astype("<u8")
-        encoded = [token.encode("utf-8", "surrogatepass") for token in counts.tokens]
         self._sections = {
             "keys": keys,
             "weights": weights,
             "block_first": keys[::BLOCK_KEYS].copy(),
             "block_crcs": np.array(block_crcs(keys.tobytes(), weights.tobytes(), BLOCK_KEYS), dtype="<u4"),
-            "token_lengths": check_u4("token lengths", np.fromiter(map(len, encoded), dtype=np.int64,
-                                                                   count=len(encoded))),
-            "token_bytes": np.frombuffer(b"".join(encoded), dtype=np.uint8),
-            "occurrences": _narrow(check_u4("occurrence counts", counts.occurrences)),
-            "documents": check_u4("document counts", counts.documents),
-            "last_seen": counts.last_seen.astype("<u4"),
+            "token_lengths": check_u4("token lengths", token_lengths),
+            "token_bytes": token_bytes,
+            "occurrences": _narrow(check_u4("occurrence counts", occurrences)),
+            "documents": check_u4("document counts", documents),
+            "last_seen": last_seen.astype("<u4"),
+            "digests": digests.astype("<u8"),
+            "digest_classes": digest_classes.astype(np.uint8),
+            "recent_raw": self.recent_raw.astype("<f8"),
+            "recent_labels": self.recent_labels.astype(np.uint8),
         }
-        digests = np.fromiter(counts.learned.keys(), dtype=np.uint64, count=len(counts.learned))
-        classes = np.fromiter(counts.learned.values(), dtype=np.uint8, count=len(counts.learned))
-        order = np.argsort(digests)
-        self._sections["digests"] = digests[order].astype("<u8")
-        self._sections["digest_classes"] = classes[order]
-        self._sections["recent_raw"] = self.recent_raw.astype("<f8")
-        self._sections["recent_labels"] = self.recent_labels.astype(np.uint8)
         self.bias = computed.bias
         self.meta["block_size"] = BLOCK_KEYS
         if not keep_calibration:
@@ -383,7 +392,7 @@ class Model(Scorer):
     # -- reading and writing -------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike, model_file=None) -> "Model":
+    def open(cls, path: str | os.PathLike, model_file=None, base=None) -> "Model":
         """A Model holds every count, so opening one is loading it whole
         (Scorer.open maps a model for scoring only)."""
         return cls.load(path)
@@ -430,6 +439,9 @@ class Model(Scorer):
     def _apply_journal(self, state) -> None:
         """Fold the learning recorded in the journal (journal.py) into the counts,
         giving the model a full retrain on the same messages would."""
+        if self._counts is None and not self.options.keywords:
+            self._fold_journal(state)
+            return
         counts = self.counts
         base_keys = counts.keys
         keys = np.fromiter(state.changes.keys(), dtype=np.uint64, count=len(state.changes))
@@ -473,6 +485,81 @@ class Model(Scorer):
         # (scorer.LiveTable); incremental.compact refits.
         self.refresh(keep_calibration=True)
 
+    def _fold_journal(self, state) -> None:
+        """_apply_journal on the stored arrays, the tokens' text left as bytes:
+        what `learn` does every COMPACT_BYTES of journal (incremental.compact).
+        Decoding every token into a Python string and back cost a compaction
+        2.9 of its 3.9 s CPU on a 25 MB model (860,000 tokens; cProfile,
+        BENCHMARKS.md "Online through the command line"); here the changed
+        tokens are added in place and the new ones inserted at their key's
+        place, O(vocabulary) in numpy.  The sections are those the other path
+        writes, byte for byte (tests/model/test_journal_fold.py).  Not with a
+        keyword list, which selects tokens by their text."""
+        s = self._sections
+        assert s is not None  # loaded
+        base_keys = s["keys"].astype(np.uint64)
+        keys = np.fromiter(state.changes.keys(), dtype=np.uint64, count=len(state.changes))
+        changes = np.array(list(state.changes.values()), dtype=np.int64).reshape(len(keys), 4)
+        days = np.fromiter(map(state.last_day.__getitem__, state.changes.keys()), dtype=np.int64,
+                           count=len(keys))
+        at = np.searchsorted(base_keys, keys)
+        found = at < len(base_keys)
+        found[found] = base_keys[at[found]] == keys[found]
+        new = ~found
+        missing = [int(key) for key in keys[new] if int(key) not in state.new_tokens]
+        if missing:
+            raise ValueError(f"the journal changes {len(missing)} tokens it never names")
+        occurrences = s["occurrences"].astype(np.int64)
+        documents = s["documents"].astype(np.int64)
+        last_seen = s["last_seen"].astype(np.int64)
+        occurrences[:, at[found]] += changes[found][:, 0:2].T
+        documents[:, at[found]] += changes[found][:, 2:4].T
+        last_seen[at[found]] = np.maximum(last_seen[at[found]], days[found])
+        lengths = s["token_lengths"].astype(np.int64)
+        token_bytes = s["token_bytes"]
+        # The new tokens, in key order, each inserted before the first base key above it.
+        order = np.argsort(keys[new], kind="stable")
+        new_keys, new_changes, new_days = keys[new][order], changes[new][order], days[new][order]
+        encoded = [state.new_tokens[key].encode("utf-8", "surrogatepass") for key in new_keys.tolist()]
+        new_lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        place = np.searchsorted(base_keys, new_keys)
+        starts = np.concatenate([[0], np.cumsum(lengths)])
+        token_bytes = np.insert(token_bytes, np.repeat(starts[place], new_lengths),
+                                np.frombuffer(b"".join(encoded), dtype=np.uint8))
+        keys = np.insert(base_keys, place, new_keys)
+        lengths = np.insert(lengths, place, new_lengths)
+        occurrences = np.insert(occurrences, place, new_changes[:, 0:2].T, axis=1)
+        documents = np.insert(documents, place, new_changes[:, 2:4].T, axis=1)
+        last_seen = np.insert(last_seen, place, new_days)
+        messages = self._messages + np.asarray(state.messages, dtype=np.int64)
+        if occurrences.min(initial=0) < 0 or documents.min(initial=0) < 0 or messages.min() < 0:
+            raise ValueError("the journal takes out more than the model holds")
+        present = (occurrences.sum(axis=0) + documents.sum(axis=0)) > 0
+        if not present.all():  # every message that held them forgotten: they leave V
+            token_bytes = token_bytes[np.repeat(present, lengths)]
+            keys, lengths, last_seen = keys[present], lengths[present], last_seen[present]
+            occurrences, documents = occurrences[:, present], documents[:, present]
+        learned = dict(zip(s["digests"].tolist(), s["digest_classes"].tolist())) if "digests" in s else {}
+        for digest, label in state.learned.items():
+            if label < 0:
+                learned.pop(digest, None)
+            else:
+                learned[digest] = label
+        digests = np.fromiter(learned.keys(), dtype=np.uint64, count=len(learned))
+        classes = np.fromiter(learned.values(), dtype=np.uint8, count=len(learned))
+        by_digest = np.argsort(digests)
+        if state.recent:
+            raw, labels = zip(*state.recent)
+            self.recent_raw = np.concatenate([self.recent_raw, raw])[-RECENT_SCORES:]
+            self.recent_labels = np.concatenate([self.recent_labels,
+                                                 np.asarray(labels, dtype=np.uint8)])[-RECENT_SCORES:]
+        self._messages = messages
+        self._selected = selected_features(documents, messages, self.options.min_df, self.options.max_features)
+        # Calibration stays the base's, as every reader of the file sees it
+        # (scorer.LiveTable); incremental.compact refits.
+        self._set_sections(keys, occurrences, documents, messages, last_seen.astype(np.uint32), lengths,
+                           token_bytes, digests[by_digest], classes[by_digest], keep_calibration=True)
+
     def _check_structure(self) -> None:
         """Section shapes and values consistent with the vocabulary size.
 
@@ -510,12 +597,13 @@ class Model(Scorer):
         if not np.isfinite(s.get("recent_raw", np.zeros(0))).all() or (s.get("recent_labels", np.zeros(0)) > 1).any():
             raise ValueError("recent scores out of range")
 
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the model atomically (see modelfile.write_model)."""
+    def save(self, path: str | os.PathLike, level: int = 6) -> None:
+        """Write the model atomically (see modelfile.write_model), its
+        compressed sections at zlib `level`."""
         assert self._sections is not None
         meta = file_meta(self.meta, self.options, self.messages, self.bias, self.cutoffs,
                          len(self._sections["weights"]), self._sections["occurrences"].sum(axis=1, dtype=np.int64))
-        write_model(path, meta, self._sections, COMPRESSED)
+        write_model(path, meta, self._sections, COMPRESSED, level)
         self.meta = meta
 
     # -- what is in it -------------------------------------------------------

@@ -98,12 +98,12 @@ def unshuffle_bytes(data: bytes, itemsize: int) -> bytes:
 
 
 def write_model(path: str | os.PathLike, meta: dict, sections: dict,
-                compressed: frozenset = frozenset()) -> None:
+                compressed: frozenset = frozenset(), level: int = 6) -> None:
     """Write a model atomically: temp file in the same directory, fsync, rename.
 
     `sections` maps names to numpy arrays; those named in `compressed` are
-    stored with the "zlib" codec.  A crash or error at any point leaves
-    whatever was at `path` before intact.
+    stored with the "zlib" codec at `level`.  A crash or error at any point
+    leaves whatever was at `path` before intact.
     """
     import numpy as np
     from concurrent.futures import ThreadPoolExecutor
@@ -113,7 +113,7 @@ def write_model(path: str | os.PathLike, meta: dict, sections: dict,
     def stored(name: str) -> bytes:
         data = arrays[name].tobytes()
         if name in compressed:
-            data = zlib.compress(shuffle_bytes(data, arrays[name].dtype.itemsize), 6)
+            data = zlib.compress(shuffle_bytes(data, arrays[name].dtype.itemsize), level)
         return data
 
     # zlib lets go of the GIL: the sections compress side by side (0.8 s of
@@ -413,6 +413,15 @@ class ModelFile:
     @property
     def journal_bytes(self) -> int:
         return len(self.data) - self._body_end
+
+    def journal_view(self) -> memoryview:
+        """The journal's bytes: whatever follows the base."""
+        return memoryview(self.data)[self._body_end:]
+
+    def use_journal(self, state, torn: bool) -> None:
+        """Take the journal as added up by the caller from records it had read
+        before (incremental.learn_appending, learning again and again)."""
+        self._journal_state = (state, torn)
 
     def journal(self):
         """The journal added up (journal.JournalState) and whether it ends torn; read once."""

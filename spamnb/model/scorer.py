@@ -259,18 +259,22 @@ class Scorer:
         self._table: WeightTable | LiveTable | None = None
 
     @classmethod
-    def open(cls, path: str | os.PathLike, model_file=None) -> "Scorer":
-        """Map a model file for scoring; raises ModelError for anything amiss."""
+    def open(cls, path: str | os.PathLike, model_file=None, base: WeightTable | None = None) -> "Scorer":
+        """Map a model file for scoring; raises ModelError for anything amiss.
+        `base`: the WeightTable of this very file's base, from an earlier open
+        (incremental.learn_appending, learning again and again in one process)."""
         model_file = model_file or read_model(path, verify=False)
         meta = model_file.meta
         try:
             check_scoring_meta(meta)
             scorer = cls(options_from_meta(meta), cutoffs_from_meta(meta), meta)
             check_tokenizer_version(meta)
-            for name in ("block_first", "block_crcs"):  # small: checked whole
-                model_file.check_section(name)
-            scorer._table = WeightTable(*(model_file.stored(name) for name in SCORING_SECTIONS),  # type: ignore[misc]  # the star fills the arrays only
-                                        block_size=meta["block_size"], where=f"model {path}")
+            if base is None:
+                for name in ("block_first", "block_crcs"):  # small: checked whole
+                    model_file.check_section(name)
+                base = WeightTable(*(model_file.stored(name) for name in SCORING_SECTIONS),  # type: ignore[misc]  # the star fills the arrays only
+                                   block_size=meta["block_size"], where=f"model {path}")
+            scorer._table = base
             if model_file.journal_bytes:
                 state, _torn = model_file.journal()
                 if state and not journal_scoring(scorer.options):

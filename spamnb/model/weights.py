@@ -129,13 +129,19 @@ def log_odds_weights(counts: TokenCounts, event_model: str, alpha: float, robins
     message scores log-odds 0, P(spam) 1/2, unsure, until both classes
     have examples.
     """
-    occurrences = counts.occurrences
-    if counts.messages.min() <= 0:
-        return Weights(weights=np.zeros(len(counts)), bias=0.0)
-    weights, absent = token_weights(occurrences, counts.documents, counts.messages,
-                                    occurrences.sum(axis=1), len(counts), event_model, alpha, robinson,
-                                    min_strength)
-    log_prior = class_log_prior(counts.messages)
+    return weights_of_arrays(counts.occurrences, counts.documents, counts.messages, event_model, alpha,
+                             robinson, min_strength)
+
+
+def weights_of_arrays(occurrences: np.ndarray, documents: np.ndarray, messages: np.ndarray, event_model: str,
+                      alpha: float, robinson: float = 0.0, min_strength: float = 0.0) -> Weights:
+    """log_odds_weights from the count arrays alone (N_cw and D_cw, classes × tokens, and
+    the messages per class), for a model folded without decoding its tokens."""
+    if messages.min() <= 0:
+        return Weights(weights=np.zeros(occurrences.shape[1]), bias=0.0)
+    weights, absent = token_weights(occurrences, documents, messages, occurrences.sum(axis=1),
+                                    occurrences.shape[1], event_model, alpha, robinson, min_strength)
+    log_prior = class_log_prior(messages)
     bias = float(log_prior[SPAM] - log_prior[HAM])
     if absent is not None:
         bias += float(absent.sum())
