@@ -295,3 +295,21 @@ def test_a_journal_record_with_keys_out_of_order_makes_the_model_unusable():
     bad = journal.RECORD.pack(journal.MAGIC, len(payload), zlib.crc32(payload)) + bytes(payload)
     with pytest.raises(ValueError, match="not in order"):
         journal.state_of(bad)
+
+
+def test_a_process_that_learns_again_and_again_writes_what_fresh_processes_write(half_model, tmp_path):
+    """learn_appending keeps the base's table and the journal's sums between learns of one
+    process (serve's workers); the records it appends are those of one fresh `spamnb learn`
+    process a message, to the byte, with another process's learns in between."""
+    warm, cold = fresh(half_model, tmp_path, "warm"), fresh(half_model, tmp_path, "cold")
+    messages = [(SPAM[23], "spam"), (HAM[23], "ham"), (SPAM[24], "spam"), (HAM[24], "ham"), (SPAM[25], "ham")]
+    for number, (message, label) in enumerate(messages):
+        learn_file(warm, **{label: [str(message)]})
+        assert run_spamnb("learn", "--model", cold, f"--{label}", message).returncode == 0
+        if number == 2:  # another writer appends between two of this process's learns
+            for path in (warm, cold):
+                assert run_spamnb("learn", "--model", path, "--ham", HAM[30]).returncode == 0
+    learn_file(warm, spam=[str(SPAM[25])], relabel=True)
+    assert run_spamnb("learn", "--model", cold, "--spam", SPAM[25], "--relabel").returncode == 0
+    journal = [bytes(read_model(path).journal_view()) for path in (warm, cold)]
+    assert len(journal[0]) > 0 and journal[0] == journal[1]
