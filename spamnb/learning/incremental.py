@@ -71,18 +71,19 @@ def _read_journal(model_file, base_identity) -> None:
     from ..model.journal import JournalState, read_records
 
     view = model_file.journal_view()
-    warm = _warm_journal.get(model_file.path)
+    warm = _warm_journal.pop(model_file.path, None)  # put back only once all is read: a failure leaves none
+    _warm_journal.clear()
     if warm is not None and warm[0] == base_identity and len(view) >= len(warm[1]) \
             and view[:len(warm[1])] == warm[1]:  # compared in C: the bytes, not only their length
         seen, state = warm[1], warm[2]
     else:
-        seen, state = b"", JournalState()
+        seen, state = bytearray(), JournalState()
     more, used = read_records(view[len(seen):])
     if more:
         state.extend(more)
     end = len(seen) + used
-    _warm_journal.clear()
-    _warm_journal[model_file.path] = (base_identity, bytes(view[:end]), state)
+    seen += view[len(seen):end]  # the new records' bytes: not a copy of the whole journal at each learn
+    _warm_journal[model_file.path] = (base_identity, seen, state)
     model_file.use_journal(state.learner_copy(), end < len(view))
 
 

@@ -171,7 +171,7 @@ class LiveTable:
         self._base_messages = [int(count) for count in meta["messages"]]
         self._base_vocabulary = int(meta["vocabulary"])
         self._known: dict[str, float | None] = {}
-        self._places: dict[str, tuple[int, int]] = {}
+        self._places = base.places
         self.refresh()
 
     def refresh(self) -> None:
