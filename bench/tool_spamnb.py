@@ -153,6 +153,7 @@ def online_served(job: OnlineJob, extra: list[str], ahead: bool = False) -> Outc
     with open(log_path, "wb") as log:
         server = subprocess.Popen(command() + ["serve", "--model", str(model), "--socket", str(socket_path)],
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+    waiting: subprocess.Popen | None = None  # a client started ahead of its turn
     try:
         deadline = time.monotonic() + 120
         while "serving " not in log_path.read_text(errors="replace"):
@@ -214,6 +215,9 @@ def online_served(job: OnlineJob, extra: list[str], ahead: bool = False) -> Outc
             job.progress("spamnb served", number, started)
         cpu_clients = _children_cpu() - cpu_before
     finally:
+        if waiting is not None and waiting.poll() is None:  # its turn never came (a step failed)
+            waiting.kill()
+            waiting.wait()
         server.terminate()
         server.wait(timeout=30)
     cpu_server = _children_cpu() - cpu_before - cpu_clients

@@ -35,17 +35,19 @@ class _Context:
 _scan = _json.make_scanner(_Context())  # type: ignore[arg-type]
 
 
-def loads(text: str | bytes | bytearray):
+def loads(text: str | bytes | bytearray | memoryview):
     """json.loads: the value in `text` (bytes are read as UTF-8).  Raises
     ValueError (json.JSONDecodeError, a ValueError, from the scanner itself)
     for anything that is not one JSON value with nothing after it."""
-    if isinstance(text, (bytes, bytearray)):
-        text = text.decode("utf-8")  # UnicodeDecodeError is a ValueError too
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        text = bytes(text).decode("utf-8")  # UnicodeDecodeError is a ValueError too
+    elif not isinstance(text, str):
+        raise TypeError(f"JSON is read from str or bytes, not {type(text).__name__}")
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
         value, end = _scan(text, start)
-    except StopIteration:
-        raise ValueError(f"not JSON at character {start}") from None
+    except StopIteration as stopped:  # its value: where the scanner found no value
+        raise ValueError(f"not JSON at character {stopped.value}") from None
     if text[end:].strip(_WHITESPACE):
         raise ValueError(f"extra data after the JSON value at character {end}")
     return value

@@ -89,3 +89,12 @@ def test_no_json_or_re_imported():
             "print(sorted(m for m in ('json', 're', 'enum', 'socket') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_error_position_memoryview_and_other_types():
+    with pytest.raises(ValueError, match="character 3"):
+        jsoncodec.loads("[1,]")
+    assert jsoncodec.loads(memoryview(b'{"a": [1, 2.5]}')) == {"a": [1, 2.5]}
+    assert jsoncodec.loads('"\u4e2d"'.encode()) == "\u4e2d"  # UTF-8 bytes
+    with pytest.raises(TypeError):
+        jsoncodec.loads(12)

@@ -146,7 +146,7 @@ class Client:
             raise ServerError(f"the server at {self.path} closed the connection without answering")
         try:
             reply = jsoncodec.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past Python's stack: not a reply either
             reply = None
         if not isinstance(reply, dict):
             raise ServerError(f"the server at {self.path} sent something that is not a spamnb reply")

@@ -137,7 +137,12 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     if model_file.version < 3 or "totals" not in model_file.meta:
         return None
     base_identity = (model_file.identity, bytes(model_file.data[:PREFIX.size]))
-    _read_journal(model_file, base_identity)
+    try:
+        _read_journal(model_file, base_identity)
+    except ValueError as error:  # as Scorer.open reports a journal that does not add up
+        from ..errors import ModelError
+
+        raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
     warm = _warm_base.get(path)
     scorer = Scorer.open(path, model_file, base=warm[1] if warm and warm[0] == base_identity else None)
     if not journal_scoring(scorer.options):

@@ -334,6 +334,12 @@ class _Overlay(dict):
             found = self[key] = list(shared)
         return found
 
+    def _whole_journal(self, *_):
+        raise NotImplementedError("a learner's overlay answers lookups only; read the journal whole "
+                                  "from the file (ModelFile.journal) to add it all up")
+
+    keys = values = items = __iter__ = __len__ = _whole_journal
+
 
 class _NewTokens(dict):
     """key → text of the tokens the journal adds to the vocabulary; the

@@ -138,6 +138,12 @@ def journal_scoring(options: TrainOptions) -> bool:
             and options.min_df <= 1 and options.max_features == 0)
 
 
+PLACES_LIMIT = 1 << 16
+"""Tokens whose (index, key) a base keeps for the LiveTables over it: it lives
+as long as a learning process keeps the base warm (incremental._warm_base),
+so mail full of unique tokens must not grow it past ~10 MB."""
+
+
 class LiveTable:
     """The weight table of a model with a journal: λ of each token computed
     from its counts, the base's plus the journal's changes, as weights.py
@@ -200,7 +206,7 @@ class LiveTable:
         if found is None:
             from .scoring import token_key
 
-            if len(self._places) >= WeightTable.KNOWN_LIMIT:
+            if len(self._places) >= PLACES_LIMIT:
                 self._places.clear()
             found = self._places[token] = (self._base.index(token), token_key(token))
         return found

@@ -93,8 +93,8 @@ def import_(stream: IO[str]) -> Model:
                 tokens.append(_unescape(token))
                 day = 0 if seen == "-" else (_dt.date.fromisoformat(seen) - _EPOCH).days
                 rows.append((int(spam_count), int(ham_count), int(spam_docs), int(ham_docs), day))
-        except (ValueError, KeyError) as error:
-            raise InputError(f"export line {number} is malformed ({error})") from None
+        except (ValueError, KeyError, RecursionError) as error:  # RecursionError: JSON nested past the stack
+            raise InputError(f"export line {number} is malformed ({type(error).__name__}: {error})") from None
     if settings is None:
         raise InputError("the export has no '# settings' line")
     if len(set(tokens)) != len(tokens):

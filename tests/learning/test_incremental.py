@@ -14,6 +14,7 @@ import pytest
 from conftest import SAMPLE, run_spamnb
 from spamnb.learning import incremental
 from spamnb.learning.incremental import learn_file
+from spamnb.errors import ModelError
 from spamnb.model.model import Model
 from spamnb.model.modelfile import read_model
 from spamnb.model.scorer import LiveTable, Scorer
@@ -313,3 +314,33 @@ def test_a_process_that_learns_again_and_again_writes_what_fresh_processes_write
     assert run_spamnb("learn", "--model", cold, "--spam", SPAM[25], "--relabel").returncode == 0
     journal = [bytes(read_model(path).journal_view()) for path in (warm, cold)]
     assert len(journal[0]) > 0 and journal[0] == journal[1]
+
+
+def test_a_journal_record_that_does_not_add_up_is_a_model_error_for_learn(half_model, tmp_path):
+    """A record whose checksum is right but whose header is not a record: the model is not
+    usable (exit 3, as classify says), not an unreadable message (exit 4)."""
+    import zlib
+
+    from spamnb.model import journal
+
+    path = fresh(half_model, tmp_path)
+    learn_file(path, spam=[str(SPAM[23])])
+    text = b"[]"  # a header that is not an object, framed as encode() frames a record
+    payload = journal.COUNTS.pack(len(text), 0, 0, 0) + text
+    with open(path, "ab") as file:
+        file.write(journal.RECORD.pack(journal.MAGIC, len(payload), zlib.crc32(payload)) + payload)
+    done = run_spamnb("learn", "--model", path, "--spam", SPAM[24])
+    assert done.returncode == 3, done.stderr
+    assert b"not usable" in done.stderr and b"Traceback" not in done.stderr
+    for _ in range(2):  # warm (this process read the good record before), then cold (a failure keeps no cache)
+        with pytest.raises(ModelError, match="not usable"):
+            learn_file(path, spam=[str(SPAM[24])])
+
+
+def test_a_learner_copy_answers_lookups_only():
+    from spamnb.model.journal import JournalState
+
+    copy = JournalState().learner_copy()
+    assert copy.changes.get(5) is None
+    with pytest.raises(NotImplementedError):
+        len(copy.changes)
