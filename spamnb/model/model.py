@@ -49,6 +49,24 @@ def _narrow(counts: np.ndarray) -> np.ndarray:
     return counts
 
 
+def _journal_changes(state, base_keys: np.ndarray):
+    """A journal's changes as arrays against a base's sorted keys: (keys,
+    changes [key, 4], the day each key last changed, each key's place in the
+    base, whether the base holds it, whether it is new).  Raises ValueError for
+    a new key whose text the journal never gave."""
+    keys = np.fromiter(state.changes.keys(), dtype=np.uint64, count=len(state.changes))
+    changes = np.array(list(state.changes.values()), dtype=np.int64).reshape(len(keys), 4)
+    days = np.fromiter(map(state.last_day.__getitem__, state.changes.keys()), dtype=np.int64, count=len(keys))
+    at = np.searchsorted(base_keys, keys)
+    found = at < len(base_keys)
+    found[found] = base_keys[at[found]] == keys[found]
+    new = ~found
+    missing = [int(key) for key in keys[new] if int(key) not in state.new_tokens]
+    if missing:
+        raise ValueError(f"the journal changes {len(missing)} tokens it never names")
+    return keys, changes, days, at, found, new
+
+
 def today() -> int:
     """Days since 1970-01-01 UTC: the unit of `last_seen`."""
     return int(_dt.datetime.now(_dt.UTC).timestamp() // 86400)
@@ -444,17 +462,7 @@ class Model(Scorer):
             return
         counts = self.counts
         base_keys = counts.keys
-        keys = np.fromiter(state.changes.keys(), dtype=np.uint64, count=len(state.changes))
-        changes = np.array(list(state.changes.values()), dtype=np.int64).reshape(len(keys), 4)
-        days = np.fromiter(map(state.last_day.__getitem__, state.changes.keys()), dtype=np.uint32,
-                           count=len(keys))
-        at = np.searchsorted(base_keys, keys)
-        found = at < len(base_keys)
-        found[found] = base_keys[at[found]] == keys[found]
-        new = ~found
-        missing = [int(key) for key in keys[new] if int(key) not in state.new_tokens]
-        if missing:
-            raise ValueError(f"the journal changes {len(missing)} tokens it never names")
+        keys, changes, days, at, found, new = _journal_changes(state, base_keys)
         tokens = counts.tokens + [state.new_tokens[int(key)] for key in keys[new]]
         occurrences = np.concatenate([counts.occurrences, changes[new][:, 0:2].T], axis=1)
         documents = np.concatenate([counts.documents, changes[new][:, 2:4].T], axis=1)
@@ -498,17 +506,7 @@ class Model(Scorer):
         s = self._sections
         assert s is not None  # loaded
         base_keys = s["keys"].astype(np.uint64)
-        keys = np.fromiter(state.changes.keys(), dtype=np.uint64, count=len(state.changes))
-        changes = np.array(list(state.changes.values()), dtype=np.int64).reshape(len(keys), 4)
-        days = np.fromiter(map(state.last_day.__getitem__, state.changes.keys()), dtype=np.int64,
-                           count=len(keys))
-        at = np.searchsorted(base_keys, keys)
-        found = at < len(base_keys)
-        found[found] = base_keys[at[found]] == keys[found]
-        new = ~found
-        missing = [int(key) for key in keys[new] if int(key) not in state.new_tokens]
-        if missing:
-            raise ValueError(f"the journal changes {len(missing)} tokens it never names")
+        keys, changes, days, at, found, new = _journal_changes(state, base_keys)
         occurrences = s["occurrences"].astype(np.int64)
         documents = s["documents"].astype(np.int64)
         last_seen = s["last_seen"].astype(np.int64)
