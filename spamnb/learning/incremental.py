@@ -46,45 +46,55 @@ RECENT_MINIMUM = 10
 on record before a model learned from nothing is first calibrated."""
 
 
-_warm_base: dict = {}
-"""path → (what identifies the file's base, its WeightTable), for a process
-that learns again and again (serve's workers: `learn --server`).  The base
-is never written in place (appends go after it, compaction renames a new
-file in), so the same device, inode and header (which holds the checksums)
-mean the same base: its blocks are then checked once, not at every learn.
-That check (a CRC and the key order of each 512-key block a message's
-tokens fall in) was most of a served learn's CPU: 27 of its 66 ms on a
-7 MB model (cProfile, BENCHMARKS.md "Online through the command line")."""
+class _Warm:
+    """What one learn leaves for the same process's next learn into the same
+    model (serve's workers: `learn --server`), valid while the file's base is
+    the one read: same device, inode and header (which holds the checksums).
+    The base is never written in place (appends go after it, compaction
+    renames a new file in).
+
+    - `base`: its WeightTable, so each block is checked once, not at every
+      learn.  That check (a CRC and the key order of each 512-key block a
+      message's tokens fall in) was most of a served learn's CPU: 27 of its
+      66 ms on a 7 MB model (cProfile, BENCHMARKS.md "Online through the
+      command line").
+    - `seen`, `state`: the journal bytes read and their JournalState, so the
+      next learn reads only the records appended since and looks tokens up
+      in sums added up once (the journal was read and searched afresh at
+      every learn: 17 % of a worker's CPU, py-spy)."""
+
+    __slots__ = ("identity", "base", "seen", "state")
+
+    def __init__(self, identity, base, seen: bytearray, state) -> None:
+        self.identity, self.base, self.seen, self.state = identity, base, seen, state
 
 
-_warm_journal: dict = {}
-"""path → (the base's identity, the journal bytes read, their JournalState):
-the same process's next learn reads only the records appended since, and
-looks tokens up in sums added up once (a served model's journal was read and
-searched afresh at every learn: 17 % of a worker's CPU, py-spy)."""
+_warm: dict[str, _Warm] = {}
+"""path → _Warm: one model at a time, so a process learning into many keeps no old ones mapped."""
 
 
-def _read_journal(model_file, base_identity) -> None:
+def _read_journal(model_file, base_identity) -> _Warm:
     """Have model_file.journal() give a copy of the state this process added
     up before (if the journal still starts with the same bytes), the records
-    appended since added to it."""
+    appended since added to it.  Returns what is kept for the next learn
+    (its `base` still the earlier one, or None)."""
     from ..model.journal import JournalState, read_records
 
     view = model_file.journal_view()
-    warm = _warm_journal.pop(model_file.path, None)  # put back only once all is read: a failure leaves none
-    _warm_journal.clear()
-    if warm is not None and warm[0] == base_identity and len(view) >= len(warm[1]) \
-            and view[:len(warm[1])] == warm[1]:  # compared in C: the bytes, not only their length
-        seen, state = warm[1], warm[2]
-    else:
-        seen, state = bytearray(), JournalState()
-    more, used = read_records(view[len(seen):])
+    warm = _warm.get(model_file.path)
+    _warm.clear()  # put back only once all is read: a failure leaves none
+    if warm is None or warm.identity != base_identity:
+        warm = _Warm(base_identity, None, bytearray(), JournalState())
+    elif len(view) < len(warm.seen) or view[:len(warm.seen)] != warm.seen:  # compared in C, byte for byte
+        warm.seen, warm.state = bytearray(), JournalState()
+    more, used = read_records(view[len(warm.seen):])
     if more:
-        state.extend(more)
-    end = len(seen) + used
-    seen += view[len(seen):end]  # the new records' bytes: not a copy of the whole journal at each learn
-    _warm_journal[model_file.path] = (base_identity, seen, state)
-    model_file.use_journal(state.learner_copy(), end < len(view))
+        warm.state.extend(more)
+    # The new records' bytes only: not a copy of the whole journal at each learn.
+    warm.seen += view[len(warm.seen):len(warm.seen) + used]
+    _warm[model_file.path] = warm
+    model_file.use_journal(warm.state.learner_copy(), len(warm.seen) < len(view))
+    return warm
 
 
 def _today() -> int:
@@ -138,13 +148,12 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
         return None
     base_identity = (model_file.identity, bytes(model_file.data[:PREFIX.size]))
     try:
-        _read_journal(model_file, base_identity)
+        warm = _read_journal(model_file, base_identity)
     except ValueError as error:  # as Scorer.open reports a journal that does not add up
         from ..errors import ModelError
 
         raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
-    warm = _warm_base.get(path)
-    scorer = Scorer.open(path, model_file, base=warm[1] if warm and warm[0] == base_identity else None)
+    scorer = Scorer.open(path, model_file, base=warm.base)
     if not journal_scoring(scorer.options):
         return None
     state, torn = model_file.journal()
@@ -156,8 +165,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
         scorer._table = LiveTable(scorer.table, model_file, state, scorer.options, model_file.meta)
     table = scorer.table
     assert isinstance(table, LiveTable)  # made just above when it was not one
-    _warm_base.clear()  # one model at a time: a process learning into many keeps no old ones mapped
-    _warm_base[path] = (base_identity, table._base)
+    warm.base = table._base
     digests = _Digests(model_file, state)
     identity = model_file.identity  # the file read: a record is never appended to another
 

@@ -140,7 +140,7 @@ def journal_scoring(options: TrainOptions) -> bool:
 
 PLACES_LIMIT = 1 << 16
 """Tokens whose (index, key) a base keeps for the LiveTables over it: it lives
-as long as a learning process keeps the base warm (incremental._warm_base),
+as long as a learning process keeps the base warm (incremental._warm),
 so mail full of unique tokens must not grow it past ~10 MB."""
 
 

@@ -202,7 +202,7 @@ class WeightTable:
         self._known: dict[str, float | None] = {}
         # token → (index here or -1, key), for the LiveTables over this base
         # (scorer.py): kept with the base, so a process that learns again and
-        # again (incremental._warm_base) hashes a token once, not at each learn.
+        # again (incremental._warm) hashes a token once, not at each learn.
         self.places: dict[str, tuple[int, int]] = {}
         blocks = -(-len(self._keys) // block_size)
         if len(self._weights) != len(self._keys) or len(self._first) != blocks or (
