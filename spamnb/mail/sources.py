@@ -25,12 +25,6 @@ if TYPE_CHECKING:
 # attachments, and a cap keeps a hostile 1 GB message from costing 1 GB.
 MAX_MESSAGE_BYTES = 10 * 1024 * 1024
 
-# An mbox separator is "From " + sender + asctime date.  Requiring weekday,
-# month, day and hh:mm keeps unescaped body lines such as "From there we
-# walked" or "From 10:30 to 11:00" (mboxo writers do not escape) from
-# splitting a message; the sender may hold spaces ("x@[1.2.3.4] [ufa]", seen
-# in the SpamAssassin corpus).
-
 
 class _Pattern:
     """A regular expression compiled at its first use.  Standard input, a mail
@@ -50,6 +44,11 @@ class _Pattern:
         return getattr(self._compiled, name)
 
 
+# An mbox separator is "From " + sender + asctime date.  Requiring weekday,
+# month, day and hh:mm keeps unescaped body lines such as "From there we
+# walked" or "From 10:30 to 11:00" (mboxo writers do not escape) from
+# splitting a message; the sender may hold spaces ("x@[1.2.3.4] [ufa]", seen
+# in the SpamAssassin corpus).
 _FROM_LINE = _Pattern(
     rb"From \S.*?\s(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s+"
     rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{1,2}\s+\d{1,2}:\d\d")

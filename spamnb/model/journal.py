@@ -32,7 +32,6 @@ Standard library only: a scoring process reads the journal without numpy.
 
 from __future__ import annotations
 
-from .. import jsoncodec
 import struct
 import sys
 import zlib
@@ -40,6 +39,8 @@ from array import array
 from bisect import bisect_left
 from itertools import islice
 from operator import lt as _below
+
+from .. import jsoncodec
 
 MAGIC = b"SPNJ"
 RECORD = struct.Struct("<4sII")

@@ -47,11 +47,12 @@ objects when it is read: JSON and fixed-type arrays only.
 from __future__ import annotations
 
 import fcntl
-from .. import jsoncodec
 import mmap
 import os
 import struct
 import zlib
+
+from .. import jsoncodec
 from ..errors import ModelError
 
 TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on the scoring path

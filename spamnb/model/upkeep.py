@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-from .. import jsoncodec
 from typing import IO
 
 import numpy as np
 
 from .counts import HAM, SPAM, TokenCounts
+from .. import jsoncodec
 from ..errors import InputError, ModelError
 from .model import Model
 from .scorer import options_from_meta, options_to_meta
