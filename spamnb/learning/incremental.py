@@ -226,8 +226,8 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
         elif on_error and scorer.score_tokens(tokens).label == name:
             report.already_right += 1
             continue
-        elif not on_error and table.scorable:
-            recent.append([scorer.raw_score(tokens), label])
+        elif not on_error and table.scorable and (raw := scorer.raw_score(tokens)) == raw:
+            recent.append([raw, label])  # (a message with no evidence tells calibration nothing)
         count(tokens, label, 1)
         learned[digest] = label
         state.learned[digest] = label

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .scoring import MIN_BAND
+
 
 def fit_platt(raw: np.ndarray, labels: np.ndarray, iterations: int = 100) -> tuple[float, float]:
     """(a, c) maximising Σ log-likelihood of labels under σ(a · raw + c).
@@ -24,6 +26,8 @@ def fit_platt(raw: np.ndarray, labels: np.ndarray, iterations: int = 100) -> tup
     """
     raw = np.asarray(raw, dtype=np.float64)
     labels = np.asarray(labels).astype(bool)
+    scored = ~np.isnan(raw)  # messages with no evidence (scoring.NO_EVIDENCE) are 0.5 whatever the fit
+    raw, labels = raw[scored], labels[scored]
     positives, negatives = labels.sum(), (~labels).sum()
     if positives == 0 or negatives == 0:
         raise ValueError("calibration needs both spam and ham scores")
@@ -65,7 +69,8 @@ def tune_cutoffs(log_odds: np.ndarray, labels: np.ndarray, max_fpr: float = 0.00
     spam is called ham with probability at most `max_fnr`.  Between them is
     the unsure band.  With too few scores to promise that (under 999 ham at
     0.1 %, under 199 spam at 0.5 %), the cutoff lies past all of them, and
-    the promise weakens to 1/(n+1).
+    the promise weakens to 1/(n+1).  The ham cutoff lies at least MIN_BAND
+    below the spam cutoff: there is always an unsure band.
 
     Held-out scores and a new message's score are exchangeable, so a new ham
     scores above the (k+1)-th highest of n held-out ham with probability
@@ -78,6 +83,8 @@ def tune_cutoffs(log_odds: np.ndarray, labels: np.ndarray, max_fpr: float = 0.00
     """
     log_odds = np.asarray(log_odds, dtype=np.float64)
     labels = np.asarray(labels).astype(bool)
+    scored = ~np.isnan(log_odds)  # no evidence: unsure whatever the cutoffs
+    log_odds, labels = log_odds[scored], labels[scored]
     ham = np.sort(log_odds[~labels])[::-1]
     spam = np.sort(log_odds[labels])
     if len(ham) == 0 or len(spam) == 0:
@@ -87,8 +94,8 @@ def tune_cutoffs(log_odds: np.ndarray, labels: np.ndarray, max_fpr: float = 0.00
     spam_threshold = np.nextafter(ham[allowed_ham], np.inf)
     allowed_spam = _allowance(max_fnr, len(spam))
     ham_threshold = np.nextafter(spam[allowed_spam], -np.inf)
-    ham_threshold = min(ham_threshold, spam_threshold)
-    return float(_sigmoid(spam_threshold)), float(_sigmoid(ham_threshold))
+    spam_cutoff = float(_sigmoid(spam_threshold))
+    return spam_cutoff, min(float(_sigmoid(ham_threshold)), max(spam_cutoff - MIN_BAND, 0.0))
 
 
 def _allowance(rate: float, n: int) -> int:

@@ -318,8 +318,9 @@ class Scorer:
                             cutoffs or self.cutoffs, explain)
 
     def raw_score(self, tokens: list[str]) -> float:
-        """The raw score (before calibration) the model as it stands gives."""
-        return self.rule.raw_of_log_odds(self.score_tokens(tokens).log_odds)
+        """The raw score (before calibration) the model as it stands gives;
+        NO_EVIDENCE (NaN) for a message with too few known tokens."""
+        return self.score_tokens(tokens).raw
 
     def score_message(self, raw: bytes, explain: bool = False,
                       cutoffs: Cutoffs | None = None) -> Score:
