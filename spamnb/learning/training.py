@@ -223,20 +223,17 @@ def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: Tra
     return [(kept[number][0], kept[number][1]) for number in sorted(sample.items)]  # reading order
 
 
-def calibrate(model: Model, sample: list[tuple[list[str], int]], tune: bool = True,
-              copies: list[int] | None = None) -> None:
-    """Fit the model's probability calibration, and with `tune` its cutoffs,
-    on held-out scores of the sample (in reading order), when the sample
-    allows it; `copies`: how many times each was counted (Model.calibrate)."""
+def calibrate(model: Model, sample: list[tuple[list[str], int]], copies: list[int] | None = None) -> None:
+    """Fit the model's probability calibration on held-out scores of the
+    sample (in reading order), when the sample allows it; `copies`: how many
+    times each was counted (Model.calibrate).  The cutoffs stay fixed
+    (scoring.Cutoffs): the calibrated probability is what adapts."""
     labels = [label for _, label in sample]
     if modelbuild.calibration_due(labels, model.messages):
         model.calibrate([tokens for tokens, _ in sample], labels, copies)
-        if tune:
-            model.tune_cutoffs(labels)
 
 
-def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], tune: bool = True,
-                     copies: list[int] | None = None) -> None:
+def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], copies: list[int] | None = None) -> None:
     """calibrate, for a sample of messages given as token keys."""
     labels = [label for _, label in sample]
     if modelbuild.calibration_due(labels, model.messages):
@@ -250,8 +247,6 @@ def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], tune: b
                                         counts.occurrences.sum(axis=1), len(counts), counts.messages,
                                         model.options, copies=copies)
         model.fit_calibration(raw, labels)
-        if tune:
-            model.tune_cutoffs(labels)
 
 
 def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options: TrainOptions,
@@ -398,7 +393,7 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
     model = Model.from_counts(counts, options, cutoffs)
     if phases is not None:
         phases.phase("fitting calibration and cutoffs")
-    calibrate_by_key(model, sample, tune=cutoffs is None, copies=copies)
+    calibrate_by_key(model, sample, copies=copies)
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
     return model, report
