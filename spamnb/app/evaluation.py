@@ -6,6 +6,7 @@ K-fold run costs one tokenization, not K.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from collections.abc import Callable
@@ -222,7 +223,9 @@ def cutoff_marks(result: dict, online: bool = False) -> list:
 
     marks = []
     if online:
-        marks.append(Mark("verdict: spam above, ham below", 0.0, True))
+        # Spam is a log-odds above 0 (evaluate_online), not at it: the mark
+        # sits at the smallest number above 0, where a Mark's spam side starts.
+        marks.append(Mark("verdict: spam above, ham below", math.ulp(0.0), True))
     if "cutoffs" in result:
         marks += [Mark(f"spam cutoff {result['cutoffs']['spam']:.4g}", logit(result["cutoffs"]["spam"]), True),
                   Mark(f"ham cutoff {result['cutoffs']['ham']:.4g}", logit(result["cutoffs"]["ham"]), False)]

@@ -121,7 +121,7 @@ class RocCurve:
     def notes(self, shading: str, width: int) -> list[str]:
         """The legend under a picture: the cutoffs' points, then what the shading means, wrapped."""
         return [line for note in self.point_legend() + [self.resolution_note(shading)]
-                for line in textwrap.wrap(note, width, subsequent_indent="    ")]
+                for line in textwrap.wrap(note, width)]
 
     def resolution_note(self, shading: str) -> str:
         return (f"{shading}: rates under one test message, which this test cannot measure: left of "

@@ -173,3 +173,20 @@ def test_evaluate_plot_takes_a_stem_and_says_what_it_wrote(tmp_path):
         refused = run_spamnb("evaluate", SAMPLE / "mail", "--plot", tmp_path / "x.png")
         assert refused.returncode == 64 and b"matplotlib" in refused.stderr
         assert not list(tmp_path.glob("x*"))
+
+
+def test_cutoff_marks_are_the_verdicts_cutoffs():
+    from spamnb.app.evaluation import cutoff_marks
+    from spamnb.app.plots import RocCurve
+    from spamnb.model.scoring import logit
+
+    # Online, spam is a log-odds above 0: a ham scored exactly 0 (before both
+    # classes were seen) is not lost at the verdict's point.
+    (verdict,) = cutoff_marks({}, online=True)
+    ((_, lost, missed),) = RocCurve([0, 0, 1, 1], [0.0, -1.0, 0.0, 2.0], [verdict]).points
+    assert (lost, missed) == (0.0, 0.5)
+    split = cutoff_marks({"cutoffs": {"spam": 0.99, "ham": 0.01}})
+    assert [(m.name, m.log_odds, m.spam_side) for m in split] == [
+        ("spam cutoff 0.99", logit(0.99), True), ("ham cutoff 0.01", logit(0.01), False)]
+    folds = cutoff_marks({"cutoffs_by_fold": [{"spam": s, "ham": 0.01} for s in (0.9, 0.99, 0.95)]})
+    assert folds[0].name == "spam cutoff 0.95 (median of 3 folds)" and folds[0].log_odds == logit(0.95)
