@@ -548,8 +548,9 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
 @click.option("--shuffle", is_flag=True, help="Shuffle first (for corpora with no delivery order).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed for --shuffle.")
 @format_option(["text", "json"])
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
-              help="Write the ROC curve and score histogram to FILE.svg (or .png with matplotlib).")
+@click.option("--plot", "plot_stem", metavar="STEM",
+              help="Also write the pictures as files: the ROC curve to STEM-roc.svg and the histogram of "
+                   "scores to STEM-scores.svg (STEM.png: STEM-roc.png and STEM-scores.png, with matplotlib).")
 @click.option("--tune", is_flag=True,
               help="Find cutoffs from the test messages' scores for which a new ham is called spam "
                    "with probability at most --max-fpr (k of n test ham above the spam cutoff, "
@@ -560,7 +561,7 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
               help="Spam called ham allowed by --tune (sets the ham cutoff).")
 @model_option
 @training_options
-def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, max_fpr, max_fnr, model_path,
+def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_stem, tune, max_fpr, max_fnr, model_path,
              event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin,
              fold_variants,
              bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
@@ -583,7 +584,7 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     import json
 
     from . import render
-    from .evaluation import index_sources, load_corpus, run_protocol
+    from .evaluation import cutoff_marks, index_sources, load_corpus, run_protocol
     from ..progress import phases
     from ..learning.training import expected_messages
 
@@ -597,14 +598,21 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
         raise OptionError("--tune needs calibrated scores: use --split or --folds, not --online")
     if model_path and not tune:
         raise OptionError("--model is where --tune stores its cutoffs; give --tune too")
-    if plot_path:
-        if not plot_path.lower().endswith((".svg", ".png")):
-            raise OptionError("--plot writes FILE.svg (always) or FILE.png (with matplotlib installed)")
-        folder = os.path.dirname(os.path.abspath(plot_path))
+    if plot_stem:
+        from .plots import check_plot_format, plot_files
+
+        if plot_stem.lower().endswith((".gif", ".jpg", ".jpeg", ".pdf", ".eps", ".ps", ".webp")):
+            raise OptionError("--plot writes SVG (STEM, or STEM.svg) or PNG (STEM.png, with matplotlib)")
+        plot_format, plot_paths = plot_files(plot_stem)
+        try:
+            check_plot_format(plot_format)
+        except ValueError as error:
+            raise OptionError(f"--plot {plot_stem}: {error}") from None
+        folder = os.path.dirname(os.path.abspath(plot_paths[0]))
         if not os.path.isdir(folder):
-            raise FileError(f"cannot write {plot_path}: its folder {folder} does not exist")
+            raise FileError(f"cannot write {plot_paths[0]}: its folder {folder} does not exist")
         if not os.access(folder, os.W_OK):
-            raise FileError(f"cannot write {plot_path}: its folder {folder} cannot be written to")
+            raise FileError(f"cannot write {plot_paths[0]}: its folder {folder} cannot be written to")
     if tune and model_path:  # before the evaluation's minutes; store_cutoffs checks again under the lock
         from ..model.model import Model
 
@@ -639,15 +647,14 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
                           {"max_fpr": max_fpr, "max_fnr": max_fnr, "by": f"spamnb evaluate ({protocol})"},
                           options)
             result["tuned_cutoffs"]["stored_in"] = model_path
-    if plot_path:
-        from .plots import write_plot
+    marks = cutoff_marks(result, online)
+    if plot_stem:
+        from .plots import write_plots
 
         try:
-            write_plot(plot_path, scores["labels"], scores["log_odds"])
-        except ValueError as error:
-            raise OptionError(f"cannot write {plot_path}: {error}") from None
+            result["plots"] = write_plots(plot_stem, scores["labels"], scores["log_odds"], marks)
         except OSError as error:
-            raise file_error(plot_path, error) from None
+            raise file_error(error.filename or plot_stem, error) from None
     if fmt == "json":
         click.echo(json.dumps(result, indent=2))
         return
@@ -655,9 +662,12 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
 
     click.echo(render.evaluation_text(result))
     click.echo()
-    click.echo(terminal_roc(scores["labels"], scores["log_odds"]))
+    click.echo(terminal_roc(scores["labels"], scores["log_odds"], marks))
     click.echo()
-    click.echo(terminal_histogram(scores["labels"], scores["log_odds"]))
+    click.echo(terminal_histogram(scores["labels"], scores["log_odds"], marks))
+    if plot_stem:
+        click.echo()
+        click.echo("pictures written: " + ", ".join(result["plots"]))
 
 
 @cli.command()

@@ -6,6 +6,7 @@ K-fold run costs one tokenization, not K.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from collections.abc import Callable
@@ -191,13 +192,15 @@ def run_protocol(corpus: Corpus, options: TrainOptions, share: float | None = No
         result = evaluate_online(corpus, options, order, phases)
         protocol = f"online, TREC immediate feedback{shuffled}"
     elif folds:
-        labels, log_odds, verdicts = [], [], []
+        labels, log_odds, verdicts, cutoffs = [], [], [], []
         for fold, (train_ids, test_ids) in enumerate(fold_indices(corpus, folds, shuffle, seed), 1):
             part = evaluate_split(corpus, train_ids, test_ids, options, phases, f" (fold {fold} of {folds})")
             labels += part["scores"]["labels"]
             log_odds += part["scores"]["log_odds"]
             verdicts += part["verdicts"]
+            cutoffs.append(part["cutoffs"])
         result = summarise(labels, log_odds, verdicts)
+        result["cutoffs_by_fold"] = cutoffs
         result["scores"] = {"labels": labels, "log_odds": log_odds}
         protocol = f"{folds}-fold cross-validation{shuffled}"
     else:
@@ -207,3 +210,33 @@ def run_protocol(corpus: Corpus, options: TrainOptions, share: float | None = No
     scores = result.pop("scores")
     result.pop("verdicts", None)
     return result, scores, protocol
+
+
+def cutoff_marks(result: dict, online: bool = False) -> list:
+    """The cutoffs the pictures mark (plots.Mark): those the verdicts were
+    made with (a split's model's; the median of the folds' models', each
+    fold having its own; online, log-odds 0), and those --tune found."""
+    from statistics import median
+
+    from ..model.scoring import logit
+    from .plots import Mark
+
+    marks = []
+    if online:
+        # Spam is a log-odds above 0 (evaluate_online), not at it: the mark
+        # sits at the smallest number above 0, where a Mark's spam side starts.
+        marks.append(Mark("verdict: spam above, ham below", math.ulp(0.0), True))
+    if "cutoffs" in result:
+        marks += [Mark(f"spam cutoff {result['cutoffs']['spam']:.4g}", logit(result["cutoffs"]["spam"]), True),
+                  Mark(f"ham cutoff {result['cutoffs']['ham']:.4g}", logit(result["cutoffs"]["ham"]), False)]
+    if result.get("cutoffs_by_fold"):
+        folds = result["cutoffs_by_fold"]
+        for side in ("spam", "ham"):
+            value = median(fold[side] for fold in folds)
+            marks.append(Mark(f"{side} cutoff {value:.4g} (median of {len(folds)} folds)", logit(value),
+                              side == "spam"))
+    if "tuned_cutoffs" in result:
+        tuned = result["tuned_cutoffs"]
+        marks += [Mark(f"tuned spam cutoff {tuned['spam']:.4g}", logit(tuned["spam"]), True),
+                  Mark(f"tuned ham cutoff {tuned['ham']:.4g}", logit(tuned["ham"]), False)]
+    return marks

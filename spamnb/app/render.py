@@ -42,30 +42,117 @@ def score_record(origin: str, score: Score, explain: int = 0) -> dict:
     if score.reason:  # not scored (not mail, out of time): why, as stderr also says
         record["reason"] = score.reason
     if explain:
+        from ..text.tokens import token_part
+
         # Unrounded, so that the listed contributions and terms add up to
         # log_odds exactly (to the last bits of a double).
         record["log_odds"] = _finite(score.log_odds)
         record["explain"] = [
-            {"token": e.token, "weight": e.weight, "count": e.count, "contribution": e.contribution}
+            {"token": e.token, "part": token_part(e.token), "weight": e.weight, "count": e.count,
+             "contribution": e.contribution}
             for e in score.effects[:explain]
         ]
         record["explain_terms"] = explain_terms(score, explain)
+        parts: dict[str, dict] = {part: {"tokens": 0, "contribution": 0.0} for part in PARTS}
+        for effect in score.effects:
+            part = parts[token_part(effect.token)]
+            part["tokens"] += 1
+            part["contribution"] += effect.contribution
+        record["explain_parts"] = parts
         if score.factor is not None:
             scale, divisor, kept = score.factor
             record["explain_factor"] = {"scale": scale, "divisor": divisor, "tokens": kept}
     return record
 
 
+# The parts of a message a token can come from (text/tokens.py token_part).
+PARTS = ("header", "subject", "body")
+
+
 def explain_terms(score: Score, listed: int) -> list[dict]:
     """The terms of the log-odds besides the listed tokens: the offset (the
-    calibration's, or the bias), and the tokens past the `listed` first,
-    summed into one line."""
+    calibration's, or the bias) and any other term of the scoring rule, then
+    the tokens past the `listed` first, summed into one line (with how many
+    come from each part of the message)."""
+    from ..text.tokens import token_part
+
     terms = [{"term": name, "contribution": value} for name, value in score.terms]
     rest = score.effects[listed:]
     if rest:
-        terms.append({"term": "other tokens", "tokens": len(rest),
+        counts = {part: 0 for part in PARTS}
+        for effect in rest:
+            counts[token_part(effect.token)] += 1
+        terms.append({"term": "other tokens", "tokens": len(rest), "parts": counts,
                       "contribution": sum(effect.contribution for effect in rest)})
     return terms
+
+
+def explanation_lines(record: dict) -> list[str]:
+    """The explanation under a verdict, for people: every term of the sum
+    one a line (the offset, each listed token marked with the part of the
+    message it comes from, the other tokens together), a rule, the total
+    (which the lines add up to), then the same sum in words."""
+    lines = []
+    terms = record["explain_terms"]
+    tokens_line = [term for term in terms if "tokens" in term]
+    for term in terms:
+        if "tokens" not in term:
+            lines.append(f"{term['contribution']:+8.3f}  {term['term']}")
+    for effect in record["explain"]:
+        times = f" × {effect['count']}" if effect["count"] != 1 else ""
+        lines.append(f"{effect['contribution']:+8.3f}  {effect['part']:<7}  {_writable(effect['token'])}  "
+                     f"(weight {effect['weight']:+.3f}{times})")
+    for term in tokens_line:
+        by_part = ", ".join(f"{n:,} {part}" for part, n in term["parts"].items() if n)
+        lines.append(f"{term['contribution']:+8.3f}  {term['tokens']:,} more tokens ({by_part})")
+    if len(lines) > 1:
+        lines.append("────────")
+    log_odds = record["log_odds"]
+    added = sum(term["contribution"] for term in terms) + sum(e["contribution"] for e in record["explain"])
+    probability = f"P(spam) = 1 / (1 + e^{-log_odds:+.3f}) = {record['score']:.4f}"
+    if math.isclose(added, log_odds, rel_tol=1e-9, abs_tol=1e-9):
+        lines.append(f"{log_odds:+8.3f}  log-odds: the lines above added up; {probability}")
+        lines += _explanation_in_words(record)
+    else:  # a rule set the score without the tokens (the reason says which)
+        lines.append(f"{log_odds:+8.3f}  log-odds, not the lines above added up; {probability}")
+    if record.get("reason"):
+        lines.append(f"not scored by its tokens: {record['reason']}")
+    return lines
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}" if n == 1 else f"{n:,} {what}s"
+
+
+def _explanation_in_words(record: dict) -> list[str]:
+    """The scoring rule with this message's numbers: log-odds = the terms +
+    scale × the tokens' weights summed and divided by n^γ (an average, a
+    sum over √n, or a plain sum); then what each part of the message added."""
+    factor = record.get("explain_factor")
+    parts = record["explain_parts"]
+    if not factor or not any(part["tokens"] for part in parts.values()):
+        return []
+    scale, divisor, kept = factor["scale"], factor["divisor"], factor["tokens"]
+    summed = sum(part["contribution"] for part in parts.values()) * divisor / scale  # Σ weight × count
+    repeated = any(e["count"] != 1 for e in record["explain"])
+    weights = "weight × times seen" if repeated else "weight"
+    tokens = (f"the {kept:,} strongest of the {record['tokens_known']:,} tokens the model knows here"
+              if kept < record["tokens_known"] else f"the {_count(kept, 'token')} the model knows here")
+    total = f"the sum of {weights} over {tokens}" if repeated else f"the sum of the weights of {tokens}"
+    if kept > 1 and math.isclose(divisor, kept):
+        sum_in_words = f"the average {weights} of {tokens}, {summed / kept:+.3f}"
+    elif kept > 1 and math.isclose(divisor, math.sqrt(kept)):
+        sum_in_words = f"({total}, {summed:+.3f}) ÷ √{kept:,} ({divisor:.4g})"
+    else:
+        sum_in_words = f"{total}, {summed:+.3f}"
+    named = [f"{term['term']} {term['contribution']:+.3f}" for term in record["explain_terms"] if "tokens" not in term]
+    scaled = f"{scale:.4g} × " if scale != 1 else ""
+    each = f"{weights} × {scale:.4g}" + (f" ÷ {divisor:.4g}" if divisor != 1 else "")
+    return [f"that is: {' + '.join(named + [scaled + sum_in_words])}",
+            f"(so each token's line is its {each})",
+            "by part of the message: " + ", ".join(
+                f"{'header fields' if name == 'header' else name} {part['contribution']:+.3f} "
+                f"({_count(part['tokens'], 'token')})" for name, part in parts.items())]
 
 
 class ScoreWriter:
@@ -96,22 +183,8 @@ class ScoreWriter:
         self.stream.flush()
 
     def _write_explanation(self, record: dict) -> None:
-        """Every term of the sum, one a line: the offset, each listed token,
-        the rest of the tokens together; then what each token was scaled by."""
-        write = self.stream.write
-        terms = record["explain_terms"]
-        for term in terms[:1]:
-            write(f"        {term['contribution']:+8.3f}  ({term['term']})\n")
-        for effect in record["explain"]:
-            write(f"        {effect['contribution']:+8.3f}  {_writable(effect['token'])}  "
-                  f"(weight {effect['weight']:+.3f} × {effect['count']})\n")
-        for term in terms[1:]:
-            write(f"        {term['contribution']:+8.3f}  ({term['tokens']:,} {term['term']})\n")
-        factor = record.get("explain_factor")
-        if factor:
-            write(f"        {record['log_odds']:+8.3f}  = log-odds; each token adds weight × count × "
-                  f"{factor['scale']:.4g} (scale) ÷ {factor['divisor']:.4g} "
-                  f"(normaliser, {factor['tokens']:,} tokens)\n")
+        for line in explanation_lines(record):
+            self.stream.write(f"        {line}\n")
 
     def close(self) -> None:
         if self.fmt == "json":
@@ -154,6 +227,11 @@ def evaluation_text(result: dict) -> str:
         lines.append(f"    {truth:<22} {row['spam']:>6,} {row['ham']:>8,} {row['unsure']:>8,}")
     if "cutoffs" in result:
         lines.append(f"  cutoffs: spam ≥ {result['cutoffs']['spam']:.6g}, ham ≤ {result['cutoffs']['ham']:.6g}")
+    if result.get("cutoffs_by_fold"):
+        folds = result["cutoffs_by_fold"]
+        spam, ham = [fold["spam"] for fold in folds], [fold["ham"] for fold in folds]
+        lines.append(f"  cutoffs of the {len(folds)} folds' models: spam ≥ {min(spam):.6g} to {max(spam):.6g}, "
+                     f"ham ≤ {min(ham):.6g} to {max(ham):.6g}")
     if "tuned_cutoffs" in result:
         tuned = result["tuned_cutoffs"]
         lines.append(f"  tuned on these scores (ham loss ≤ {100 * tuned['max_fpr']:g} %): "

@@ -541,6 +541,21 @@ def header_tokens(name: str, value: str, options: TokenizerOptions,
     return out
 
 
+# The prefixes of tokens that come from the body (links, addresses in the
+# text, attachments, a decoder's bound); every other token holding ":" is a
+# header field's (`FIELD:...`), since body words never hold one.
+BODY_PREFIXES = ("url:", "email:", "attach:", "cut:")
+
+
+def token_part(token: str) -> str:
+    """Which part of a message a token comes from: "subject" (a word of the
+    Subject), "header" (any other header field: how the mail travelled and
+    was written), or "body" (words, pairs, links, attachments)."""
+    if ":" not in token or token.startswith(BODY_PREFIXES):
+        return "body"
+    return "subject" if token.startswith("subject:") else "header"
+
+
 def message_tokens(message: DecodedMessage, options: TokenizerOptions) -> list[str]:
     """All tokens of a decoded message, in reading order, repeats kept."""
     out: list[str] = []

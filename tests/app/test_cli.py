@@ -2,7 +2,9 @@
 
 import json
 import os
+import re
 
+import pytest
 
 from conftest import SAMPLE, run_spamnb
 
@@ -256,3 +258,80 @@ def test_absurd_alpha_is_a_usage_error():
 def test_same_source_as_spam_and_ham_is_refused():
     result = run_spamnb("train", "--spam", MAIL / "spam", "--ham", MAIL / "spam")
     assert result.returncode == 64 and b"both spam and ham" in result.stderr
+
+
+def explanation(text: str):
+    """(verdict line, the lines of the sum, the total line, the lines after it)
+    of one message's text explanation."""
+    lines = [line.strip() for line in text.splitlines()]
+    rule = lines.index("────────")
+    return lines[0], lines[1:rule], lines[rule + 1], lines[rule + 2:]
+
+
+def test_explain_text_adds_up_and_says_the_rule_in_words(sample_model):
+    from spamnb.text.tokens import token_part
+
+    for folder in ("spam", "ham"):
+        raw = sorted((MAIL / folder).iterdir())[0].read_bytes()
+        result = run_spamnb("classify", "--model", sample_model, "--explain", "--top", "6", input=raw)
+        verdict, terms, total, words = explanation(result.stdout.decode())
+        printed = float(total.split()[0])
+        assert verdict.split()[2] == f"{printed:+.2f}"
+        # Every line of the sum, rounded to 3 decimals, adds up to the printed log-odds.
+        values = [float(line.split()[0]) for line in terms]
+        assert sum(values) == pytest.approx(printed, abs=0.0005 * len(values) + 0.0005)
+        assert total.endswith(f"= {verdict.split()[1]}") and "the lines above added up" in total
+        # Each token is marked with the part of the message it comes from.
+        tokens = [line.split() for line in terms if "(weight" in line]
+        assert len(tokens) == 6 and all(part == token_part(token) for _, part, token, *_ in tokens)
+        assert any(part == "header" for _, part, *_ in tokens)
+        # The rule in words, with numbers that give the printed log-odds back.
+        said = re.fullmatch(r"that is: calibration offset ([+-][\d.]+) \+ ([\d.]+) × the average weight of "
+                            r"the (\d+) tokens the model knows here, ([+-][\d.]+)", words[0])
+        offset, scale, known, average = float(said[1]), float(said[2]), int(said[3]), float(said[4])
+        assert offset == values[0] and offset + scale * average == pytest.approx(printed, abs=0.003)
+        assert words[1] == f"(so each token's line is its weight × {scale:g} ÷ {known})"
+        for contribution, _, _, _, weight in tokens:
+            assert float(weight.rstrip(")")) * scale / known == pytest.approx(float(contribution), abs=0.0006)
+        parts = re.findall(r"(header fields|subject|body) ([+-][\d.]+) \((\d+) tokens?\)", words[2])
+        assert [name for name, _, _ in parts] == ["header fields", "subject", "body"]
+        assert sum(int(n) for _, _, n in parts) == known
+        assert sum(float(value) for _, value, _ in parts) == pytest.approx(printed - offset, abs=0.002)
+
+
+def test_explanation_takes_any_term_and_a_reason():
+    import io
+
+    from spamnb.app.render import ScoreWriter, score_record
+    from spamnb.model.scoring import Score, TokenEffect, probability
+
+    # scale 1.5, 4 tokens averaged: each adds weight × 1.5 ÷ 4.
+    effects = [TokenEffect(token, weight, 1, weight * 1.5 / 4) for token, weight in
+               (("received:esmtp", 6.0), ("subject:free", 4.0), ("money", 2.0), ("url:example.com", -1.0))]
+    terms = [("calibration offset", 0.25), ("a term the rule may add", -1.0)]
+    log_odds = 0.25 - 1.0 + 1.5 * (6 + 4 + 2 - 1) / 4
+    scored = Score(log_odds=log_odds, probability=probability(log_odds), label="spam", tokens_known=4,
+                   tokens_distinct=9, effects=effects, terms=terms, factor=(1.5, 4.0, 4), reason="why, in words")
+    record = score_record("m.eml", scored, 2)
+    assert [e["part"] for e in record["explain"]] == ["header", "subject"]
+    assert record["explain_parts"] == {"header": {"tokens": 1, "contribution": 2.25},
+                                       "subject": {"tokens": 1, "contribution": 1.5},
+                                       "body": {"tokens": 2, "contribution": 0.375}}
+    out = io.StringIO()
+    ScoreWriter(out, "text", 2).write("m.eml", scored)
+    verdict, lines, total, words = explanation(out.getvalue())
+    assert lines == ["+0.250  calibration offset", "-1.000  a term the rule may add",
+                     "+2.250  header   received:esmtp  (weight +6.000)",
+                     "+1.500  subject  subject:free  (weight +4.000)", "+0.375  2 more tokens (2 body)"]
+    assert total.startswith("+3.375  log-odds: the lines above added up")
+    assert words[0] == ("that is: calibration offset +0.250 + a term the rule may add -1.000 + 1.5 × the average "
+                        "weight of the 4 tokens the model knows here, +2.750")
+    assert words[-1] == "not scored by its tokens: why, in words"
+    # A score a rule set without its tokens: the lines are shown, but not said to add up.
+    ruled = Score(log_odds=0.0, probability=0.5, label="unsure", tokens_known=4, tokens_distinct=9,
+                  effects=effects, terms=terms[:1], factor=(1.5, 4.0, 4), reason="too few known tokens")
+    out = io.StringIO()
+    ScoreWriter(out, "text", 2).write("m.eml", ruled)
+    _, _, total, words = explanation(out.getvalue())
+    assert total.startswith("+0.000  log-odds, not the lines above added up")
+    assert words == ["not scored by its tokens: too few known tokens"]

@@ -107,24 +107,6 @@ def test_online_on_whole_spamassassin_is_quick_and_reports_trec_measures():
     assert data["one_minus_roca_percent"] < 1.0 and data["lam_percent"] < 5.0
 
 
-def test_roc_points_by_hand_and_pictures(tmp_path):
-    from xml.dom import minidom
-
-    from spamnb.app.plots import roc_points, svg, terminal_histogram, terminal_roc, write_plot
-    # scores: spam 3, 1; ham 2, 0.  Thresholds from the top: 3 (spam), 2 (ham), 1 (spam), 0 (ham).
-    lost, caught = roc_points([1, 0, 1, 0], [3, 2, 1, 0])
-    assert list(lost) == [0, 0, 0.5, 0.5, 1] and list(caught) == [0, 0.5, 0.5, 1, 1]
-    labels = [1] * 50 + [0] * 50
-    scores = list(np.linspace(0, 5, 50)) + list(np.linspace(-5, 1, 50))
-    assert "ham lost" in terminal_roc(labels, scores) and "█" in terminal_histogram(labels, scores)
-    document = minidom.parseString(svg(labels, scores))
-    assert document.getElementsByTagName("polyline")
-    write_plot(str(tmp_path / "p.svg"), labels, scores)
-    assert (tmp_path / "p.svg").read_text().startswith("<svg")
-    with pytest.raises(ValueError, match="svg"):
-        write_plot(str(tmp_path / "p.gif"), labels, scores)
-
-
 def test_evaluate_tune_stores_cutoffs_and_plot(tmp_path, sample_model):
     model = tmp_path / "m.spamnb"
     model.write_bytes(sample_model.read_bytes())
@@ -134,7 +116,8 @@ def test_evaluate_tune_stores_cutoffs_and_plot(tmp_path, sample_model):
     tuned = json.loads(result.stdout)["tuned_cutoffs"]
     inspect = json.loads(run_spamnb("inspect", "--model", model, "--format", "json").stdout)
     assert inspect["summary"]["cutoffs"] == {"spam": tuned["spam"], "ham": tuned["ham"]}
-    assert (tmp_path / "roc.svg").read_text().startswith("<svg")
+    assert (tmp_path / "roc-roc.svg").read_text().startswith("<svg")
+    assert "tuned spam cutoff" in (tmp_path / "roc-scores.svg").read_text()
 
 
 def drifting_stream(periods: int, per_class: int, seed: int = 1):

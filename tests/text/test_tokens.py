@@ -4,7 +4,7 @@ import pytest
 
 from spamnb.text import stopwords
 from spamnb.mail.message import decode_message
-from spamnb.text.tokens import TokenizerOptions, message_tokens, text_tokens, url_tokens
+from spamnb.text.tokens import TokenizerOptions, message_tokens, text_tokens, token_part, url_tokens
 
 DEFAULT = TokenizerOptions()
 NO_STOP = TokenizerOptions(stopwords=frozenset())
@@ -70,6 +70,26 @@ def test_header_fields_are_prefixed_and_selectable():
     assert {t.split(":")[0] for t in message_tokens(decoded, just_subject) if ":" in t} == {"subject"}
     nothing = TokenizerOptions(headers=TokenizerOptions.parse_headers("none"), stopwords=frozenset())
     assert message_tokens(decoded, nothing) == ["正规", "发票", "正规 发票"]  # words, then their bigram
+
+
+def test_token_part_tells_header_fields_from_subject_and_body():
+    raw = (b"Received: from mx.example.net (mx.example.net [192.0.2.7]) by mail.example.org with ESMTP\n"
+           b"Date: Mon, 1 Jan 2024 10:00:00 +0000\nX-MSMail-Priority: Normal\n"
+           b"From: Shop <deals@shop.example>\nSubject: free money: today\nMIME-Version: 1.0\n"
+           b"Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\n"
+           b"cheap pills at http://pills.example/buy or write to sales@pills.example, 10:30 today\n"
+           b"--B\nContent-Type: application/zip; name=a.zip\nContent-Transfer-Encoding: base64\n\nUEsDBA==\n--B--\n")
+    decoded = decode_message(raw)
+    every = message_tokens(decoded, NO_STOP)
+    # What each part gives, by the tokenizer's own selection of header fields.
+    body = set(message_tokens(decoded, TokenizerOptions(headers=(), stopwords=frozenset())))
+    subject = set(message_tokens(decoded, TokenizerOptions(headers=("subject",), stopwords=frozenset()))) - body
+    assert {"url:pills.example", "email:addr:sales@pills.example", "attach:ext:zip", "cheap pills"} <= body
+    assert "x-msmail-priority:normal" in every and any(t.startswith("date:shape:") for t in every)
+    assert subject and len(body) > 5
+    for token in every:
+        expected = "body" if token in body else "subject" if token in subject else "header"
+        assert token_part(token) == expected, token
 
 
 @pytest.mark.parametrize("spec,expected", [
