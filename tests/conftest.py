@@ -28,6 +28,17 @@ def run_spamnb(*args, input: bytes | None = None, env: dict | None = None, timeo
                           stdin=None if input is not None else subprocess.DEVNULL)
 
 
+@pytest.fixture
+def any_evidence(monkeypatch):
+    """Score messages of one or two known tokens: for the tests that check
+    the weight and held-out maths by hand on corpora of a few words, where
+    the evidence rule (scoring.MIN_EVIDENCE, tested on its own) would leave
+    every score at 0.5."""
+    from spamnb.model import scoring
+
+    monkeypatch.setattr(scoring, "MIN_EVIDENCE", 0)
+
+
 @pytest.fixture(scope="session")
 def sample_model(tmp_path_factory) -> Path:
     """A model trained once on sample_data/mail by the command line."""

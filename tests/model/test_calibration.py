@@ -6,6 +6,7 @@ import pytest
 
 from conftest import retrained_raw_score
 from spamnb.model.calibration import fit_platt, tune_cutoffs
+from spamnb.model.scoring import MIN_BAND
 from spamnb.model.counts import TokenCounts
 from spamnb.model.model import held_out_raw_scores
 from spamnb.model.options import TrainOptions
@@ -30,8 +31,17 @@ def test_tune_cutoffs_by_hand():
     # at 0.1 % only k = 0 meets it, so the cutoff sits just above the highest, 10.00.
     assert np.log(spam_cut / (1 - spam_cut)) == pytest.approx(10.00, abs=1e-9)
     # 0.5 %: (k+1)/1001 <= 0.005 for k <= 4, so 5.00..5.03 may be called ham
-    # and the cutoff sits just below the fifth lowest spam, 5.04.
-    assert np.log(ham_cut / (1 - ham_cut)) == pytest.approx(5.04, abs=1e-9)
+    # and the cutoff would sit just below the fifth lowest spam, 5.04 (P 0.9936),
+    # but the unsure band is at least MIN_BAND wide: the ham cutoff comes down to
+    # σ(10.00) - 0.25.
+    assert ham_cut == pytest.approx(1 / (1 + np.exp(-10.0)) - MIN_BAND, abs=1e-12)
+    assert ham_cut < 1 / (1 + np.exp(-5.04))
+    # Where the fitted cutoffs lie further apart than that, they stand: ham
+    # -9.99..0.00 puts the spam cutoff at σ(0) = 0.5, spam -3.00..6.99 the ham
+    # cutoff just below its fifth lowest, σ(-2.96) = 0.049 < 0.5 - 0.25.
+    spam_cut, ham_cut = tune_cutoffs(np.r_[np.arange(-999, 1) / 100, np.arange(-300, 700) / 100], labels,
+                                     max_fpr=0.001, max_fnr=0.005)
+    assert spam_cut == pytest.approx(0.5) and np.log(ham_cut / (1 - ham_cut)) == pytest.approx(-2.96, abs=1e-9)
     # 3,000 ham at 0.1 %: (k+1)/3001 <= 0.001 for k <= 2, so 2 of them pass.
     ham = np.arange(1, 3001, dtype=float) / 1000
     spam_cut, _ = tune_cutoffs(np.r_[ham, spam], np.r_[np.zeros(3000), np.ones(1000)], max_fpr=0.001)
@@ -47,6 +57,7 @@ def test_platt_fit_does_not_diverge_on_offset_scores():
         assert 5 < a < 50 and np.isfinite(c)
 
 
+@pytest.mark.usefixtures("any_evidence")
 def test_held_out_block_scores_equal_retraining_without_the_block():
     docs = [["cheap", "pills", "now"], ["meeting", "notes"], ["cheap", "offer", "unique1"],
             ["lunch", "notes", "today"], ["pills", "offer"], ["notes", "unique2"], ["cheap", "lunch"],

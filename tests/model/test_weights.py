@@ -95,6 +95,7 @@ def test_mixed_is_multinomial_training_with_presence_scoring():
     np.testing.assert_allclose(score_rows(model, X[:50], tokens), jll_difference(oracle, present), **STORED)
 
 
+@pytest.mark.usefixtures("any_evidence")
 def test_hand_computed_multinomial_example():
     # spam: "free money free"; ham: "money meeting"; Laplace, V = 3 (free, meeting, money)
     counts = TokenCounts()
@@ -110,6 +111,7 @@ def test_hand_computed_multinomial_example():
     assert score.tokens_known == 1 and score.tokens_distinct == 2
 
 
+@pytest.mark.usefixtures("any_evidence")
 def test_min_strength_gives_weak_tokens_no_weight():
     # The hand example above: λ_free = log 2.5 = 0.92, λ_money = log(5/6) = -0.18.
     counts = TokenCounts()
@@ -123,16 +125,19 @@ def test_min_strength_gives_weak_tokens_no_weight():
     assert score.log_odds == pytest.approx(math.log(2.5)) and score.tokens_known == 1
 
 
-def test_calibration_scores_each_time_block_as_a_model_without_it_would():
-    # Blocks per class in reading order: with three of each class and five
-    # blocks, message k of each class is in block (0, 1, 3)[k], with its
-    # counterpart of the other class.  "offer" is weak in the whole model
-    # (|λ| 0.51 < 0.8: in two spam and one ham) but strong (0.97) once the
-    # block holding that ham is left out; the held-out score must weigh it,
-    # as a model retrained without the block would.
-    docs = [["cheap", "offer"], ["offer", "pills"], ["offer", "notes"], ["notes", "lunch"],
-            ["cheap", "pills"], ["lunch", "meeting"]]
-    labels = [1, 1, 0, 0, 1, 0]
+@pytest.mark.usefixtures("any_evidence")
+def test_calibration_scores_each_time_block_by_the_mail_before_it():
+    # Five of each class in reading order, five blocks: message k of each
+    # class is in block k.  Blocks 0 and 1 only teach; a message of block 2,
+    # 3 or 4 is scored by a model of the blocks before it, exactly as a model
+    # retrained on them alone would score it.  "offer" is weak in the whole
+    # model (in three spam and two ham) and strong in the first blocks' (in
+    # two spam and no ham): the held-out weights are recomputed, not copied.
+    spam = [["cheap", "offer"], ["offer", "pills"], ["cheap", "pills"], ["offer", "deal"], ["pills", "deal"]]
+    ham = [["notes", "lunch"], ["lunch", "meeting"], ["offer", "notes"], ["meeting", "notes"], ["offer", "lunch"]]
+    docs = [doc for pair in zip(spam, ham) for doc in pair]
+    labels = [1, 0] * 5
+    block = [k // 2 for k in range(10)]
     options = TrainOptions("mixed", 0.5, TokenizerOptions(), normalize="mean", min_strength=0.8)
     counts = TokenCounts()
     counts.add(docs, labels)
@@ -140,14 +145,16 @@ def test_calibration_scores_each_time_block_as_a_model_without_it_would():
     assert model.lookup("offer")["weight"] == 0.0
     model.calibrate(docs, labels)
     scale, offset = model.meta["calibration"]["scale"], model.meta["calibration"]["offset"]
-    blocks = [[0, 2], [1, 3], [4, 5]]  # spam 0, 1, 4 and ham 2, 3, 5, by rank in their class
-    for block in blocks:
-        for i in block:
-            raw = retrained_raw_score(docs, labels, i, options, leave_out=block)
-            assert model.held_out_log_odds[i] == pytest.approx(offset + scale * raw)
-    retrained = TokenCounts()
-    retrained.add(docs[:2] + docs[4:], labels[:2] + labels[4:])
-    assert abs(Model.from_counts(retrained, options).lookup("offer")["weight"]) >= 0.8
+    for i in range(10):
+        if block[i] < 2:
+            assert np.isnan(model.held_out_log_odds[i])
+            continue
+        later = [j for j in range(10) if block[j] >= block[i]]
+        raw = retrained_raw_score(docs, labels, i, options, leave_out=later)
+        assert model.held_out_log_odds[i] == pytest.approx(offset + scale * raw)
+    first_blocks = TokenCounts()
+    first_blocks.add(docs[:4], labels[:4])
+    assert abs(Model.from_counts(first_blocks, options).lookup("offer")["weight"]) >= 0.8
 
 
 def test_counts_match_matrix_statistics():
@@ -185,6 +192,7 @@ def test_models_from_before_min_strength_weigh_every_token():
     assert options_from_meta(meta).min_strength == 0.0
 
 
+@pytest.mark.usefixtures("any_evidence")
 def test_retrain_margin_counts_the_near_errors_once_more():
     """Hand computation: mixed, α 1, mean, min strength 0.  Spam [a b], [a c];
     ham [d e], [d a].  N_spam: a 2, b 1, c 1; N_ham: d 2, e 1, a 1; both

@@ -1,0 +1,143 @@
+"""The verdicts a model gives on mail it never saw: no evidence gives no
+verdict, there is always an unsure band, and what training fits on the past
+holds on the mail that comes after it."""
+
+import numpy as np
+import pytest
+
+from conftest import SAMPLE
+from spamnb.app.metrics import miss_at_fpr
+from spamnb.learning.training import fit_tokenized
+from spamnb.model.options import TrainOptions
+from spamnb.model.scoring import MIN_BAND, MIN_EVIDENCE, probability
+
+WORDS = 400
+
+
+def stream(rng, count: int, spam_share: float, tail: float = 0.0, hard: float = 0.0, drift: tuple[float, float] = (0.0, 0.0),
+           length: int = 40):
+    """`count` messages of made-up words, in order.  Ham draws 60 % of its
+    words from the ham list, spam 60 % from the spam list, the rest from a
+    list both use; each list Zipf-ranked.  `tail`: the share of ham that are
+    newsletters (a third of their words from the spam list, a quarter their
+    own: the list's name, its footer); `hard`: the share written just as
+    spam is (a forwarded offer, an advertisement asked for).
+    `drift`: the share of spam's words taken from the ham list, growing
+    linearly from the first to the second value over the stream."""
+    ranks = 1.0 / (np.arange(WORDS) + 2.7)
+    ranks /= ranks.sum()
+
+    def words(kind: str, n: int) -> list[str]:
+        return [f"{kind}{i}" for i in rng.choice(WORDS, size=n, p=ranks)]
+
+    docs, labels = [], []
+    for number in range(count):
+        is_spam = rng.random() < spam_share
+        if is_spam:
+            from_ham = drift[0] + (drift[1] - drift[0]) * number / max(count - 1, 1)
+            n_ham = rng.binomial(length, from_ham)
+            n_spam = rng.binomial(length - n_ham, 0.6)
+            doc = words("spam", n_spam) + words("ham", n_ham) + words("both", length - n_ham - n_spam)
+        elif rng.random() < tail:  # a newsletter
+            n_spam = rng.binomial(length, 0.35)
+            n_news = rng.binomial(length - n_spam, 0.4)
+            doc = words("spam", n_spam) + words("news", n_news) + words("both", length - n_spam - n_news)
+        elif rng.random() < hard:  # hard ham
+            n_spam = rng.binomial(length, 0.6)
+            doc = words("spam", n_spam) + words("both", length - n_spam)
+        else:
+            n_ham = rng.binomial(length, 0.6)
+            doc = words("ham", n_ham) + words("both", length - n_ham)
+        rng.shuffle(doc)
+        docs.append(doc)
+        labels.append(int(is_spam))
+    return docs, labels
+
+
+@pytest.fixture(scope="module")
+def sample_scorer():
+    """A model of sample_data/mail, trained in this process."""
+    import spamnb
+
+    model, _ = spamnb.train([str(SAMPLE / "mail" / "spam")], [str(SAMPLE / "mail" / "ham")])
+    return model
+
+
+def test_no_evidence_is_unsure_at_one_half(sample_scorer):
+    for message in (b"", b"Subject: x\n\n\n", b"hello\n", bytes(range(256)) * 8):
+        score = sample_scorer.score_message(message)
+        assert (score.probability, score.log_odds, score.label) == (0.5, 0.0, "unsure"), message[:20]
+        assert score.reason.startswith("too little evidence")
+    strongest = [row["token"] for row in sample_scorer.top_tokens(MIN_EVIDENCE, spam=True)]
+    for known in range(MIN_EVIDENCE):
+        score = sample_scorer.score_tokens(strongest[:known] + ["never-seen-token"], explain=True)
+        assert (score.probability, score.label, score.tokens_known) == (0.5, "unsure", known)
+        assert f"{known} known token" in score.reason
+        # --explain still shows the tokens, none of them counting.
+        assert [effect.contribution for effect in score.effects] == [0.0] * known
+    score = sample_scorer.score_tokens(strongest)
+    assert score.reason is None and score.probability > 0.5
+
+
+def test_under_five_known_tokens_never_reach_a_confident_verdict(sample_scorer):
+    rng = np.random.default_rng(5)
+    vocabulary = [row["token"] for row in sample_scorer.top_tokens(200, spam=True)]
+    vocabulary += [row["token"] for row in sample_scorer.top_tokens(200, spam=False)]
+    for _ in range(300):
+        known = rng.integers(0, MIN_EVIDENCE)
+        tokens = list(rng.choice(vocabulary, size=known, replace=False)) * int(rng.integers(1, 4))
+        score = sample_scorer.score_tokens(tokens)
+        assert 0.01 <= score.probability <= 0.99 and score.label == "unsure"
+
+
+@pytest.mark.parametrize("messages", [6, 20, 50, 300])
+def test_models_of_any_size_have_an_unsure_band(messages):
+    docs, labels = stream(np.random.default_rng(messages), messages, 0.5)
+    model = fit_tokenized(docs, labels, TrainOptions())
+    assert model.cutoffs.spam - model.cutoffs.ham >= MIN_BAND
+    assert model.cutoffs.ham < 0.5 < model.cutoffs.spam
+
+
+def test_a_model_learned_from_nothing_keeps_an_unsure_band(tmp_path):
+    from spamnb.learning.incremental import learn_file
+    from spamnb.model.scorer import Scorer
+
+    path = str(tmp_path / "learned.spamnb")
+    mail = sorted((SAMPLE / "mail" / "spam").iterdir()) + sorted((SAMPLE / "mail" / "ham").iterdir())
+    rng = np.random.default_rng(1)
+    rng.shuffle(mail)
+    bands = []
+    for number, message in enumerate(mail[:60]):
+        spam = message.parent.name == "spam"
+        learn_file(path, spam=[str(message)] if spam else [], ham=[] if spam else [str(message)])
+        if number % 10 == 9:
+            scorer = Scorer.open(path)
+            bands.append(scorer.cutoffs.spam - scorer.cutoffs.ham)
+            assert scorer.score_message(b"").label == "unsure"
+    assert min(bands) >= MIN_BAND
+
+
+def test_what_training_fits_holds_on_later_mail_that_drifts():
+    """Training ham with a spam-like tail (3 % newsletters), then later mail
+    in which spam borrows more and more ham words.  The stored cutoffs must
+    lose no later ham, flag the spam within 3 points of the best single
+    cutoff that loses at most 0.1 % of it, and leave at most 5 % unsure:
+    cutoffs hung on the tail (above the spammiest training ham) leave the
+    drifting spam unsure."""
+    rng = np.random.default_rng(11)
+    train_docs, train_labels = stream(rng, 4000, 0.5, tail=0.03)
+    test_docs, test_labels = stream(rng, 3000, 0.5, drift=(0.05, 0.3))
+    model = fit_tokenized(train_docs, train_labels, TrainOptions())
+    scores = [model.score_tokens(doc) for doc in test_docs]
+    labels = np.array(test_labels)
+    verdicts = np.array([score.label for score in scores])
+    ham, spam = verdicts[labels == 0], verdicts[labels == 1]
+    best = 100 - miss_at_fpr(labels.tolist(), [score.log_odds for score in scores], 0.001)
+    flagged = 100 * np.mean(spam == "spam")
+    assert np.mean(ham == "spam") <= 0.001
+    assert flagged >= best - 3, (flagged, best)
+    assert np.mean(verdicts == "unsure") <= 0.05
+    # The score means what it says: of later messages called spam at P >= 0.99, about 99 % are.
+    called = np.array([score.probability for score in scores]) >= 0.99
+    assert labels[called].mean() >= 0.98
+    assert probability(0.0) == 0.5
