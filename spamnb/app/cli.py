@@ -13,7 +13,7 @@ from .. import __version__
 from ..errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_USAGE, FileError, InputError,
                      OptionError, SpamnbError, file_error, os_error_line)
 from ..model.options import EVENT_MODELS, NORMALIZE, TrainOptions
-from .paths import default_model_path
+from .paths import default_model_path, make_data_home_folder
 
 DEFAULTS = TrainOptions()
 
@@ -97,8 +97,10 @@ Exit status:
   0   done (classify: every message given was scored)
   3   model error: missing, unreadable, corrupt, foreign or too new; or a
       file cannot be written (missing folder, read-only file system, full
-      disk, permission): the line names the path
-  4   input error: a path does not exist or nothing in it could be read
+      disk, permission): the line names the path.  No folder is created
+      but the default model's own
+  4   input error: a path does not exist or nothing in it could be read;
+      classify: input that is not mail (reported unsure, not scored)
   64  usage error: bad options or settings; or a model holding messages the
       new one lacks was left alone (give --replace)
   75  filter: the message was passed through untouched (EX_TEMPFAIL);
@@ -114,8 +116,13 @@ model_option = click.option(
     help="Model file.  Default: $SPAMNB_MODEL, else ~/.local/share/spamnb/model.spamnb.")
 
 
-def _model_path(value: str | None) -> str:
-    return value or str(default_model_path())
+def _model_path(value: str | None, writes: bool = False) -> str:
+    """The model given, or the default; `writes`: the command may create
+    the model, so the default model's folder is made if missing."""
+    path = value or str(default_model_path())
+    if writes:
+        make_data_home_folder(path)
+    return path
 
 
 def timeout_option(what: str):
@@ -375,7 +382,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
                           + ", ".join(sorted(set(spam_paths) & set(ham_paths))))
     from ..model.modelfile import check_writable
 
-    path = _model_path(model_path)
+    path = _model_path(model_path, writes=True)
     check_writable(path)
     def keep_what_was_taught(learned: dict) -> None:
         _keep_what_was_taught(path, learned, replace, "this training", "`spamnb learn` the new mail into it")
@@ -533,7 +540,7 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
 
     if (spamd_allow or spamd_learn) and not spamd_address:
         raise OptionError("--spamd-allow and --spamd-learn go with --spamd ADDRESS")
-    run_server(_model_path(model_path), socket_path or default_socket_path(), timeout=timeout,
+    run_server(_model_path(model_path, writes=True), socket_path or default_socket_path(), timeout=timeout,
                workers=workers, spamd=spamd_address, spamd_allow=spamd_allow, spamd_learn=spamd_learn)
 
 
@@ -731,7 +738,7 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
                       tuple(flag for flag, given in (("forget", forget), ("relabel", relabel), ("force", force),
                                                      ("on-error", on_error)) if given))
         return
-    path = _model_path(model_path)
+    path = _model_path(model_path, writes=True)
     given = _training_options_given(ctx)
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
                              min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
@@ -930,7 +937,7 @@ def import_command(source, model_path, replace):
             raise InputError(f"cannot read {source}: {error.strerror or error}") from None
     with stream:
         model = import_(stream)
-    path = _model_path(model_path)
+    path = _model_path(model_path, writes=True)
     with locked(path):
         _keep_what_was_taught(path, model.counts.learned, replace, "the export",
                               "import it into another --model and `spamnb merge` the two")
