@@ -314,7 +314,7 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 
 
 @cli.command()
-@click.argument("folder", required=False, type=click.Path())
+@click.argument("source", required=False, type=click.Path())
 @label_options("A spam source: mail folder, Maildir, mbox or message file (repeatable).",
                "A ham (good mail) source, like --spam (repeatable).")
 @model_option
@@ -334,14 +334,16 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
               help="Megabytes of counts held in memory while training; past it, sorted runs spill to a "
                    "folder beside the model.  Changes the memory used, never the model.")
 @quiet_option("No progress bar or summary.")
-def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
+def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
           chunk, min_df, max_features, min_strength, retrain_margin, fold_variants, bigrams, headers_spec,
           stopwords_file, no_stopwords, keywords_file,
           spam_cutoff, ham_cutoff, replace, jobs, scheduler, memory_budget, quiet):
     """Train a model from labelled mail and write it.
 
-    FOLDER holds spam/ and ham/ (each a directory of message files, a Maildir
-    or an mbox); or name sources with --spam and --ham.  Files that cannot be
+    SOURCE is a folder holding spam/ and ham/ (each a directory of message
+    files, a Maildir or an mbox), or an index file of `spam|ham<TAB>path`
+    lines (the TREC layout, paths relative to it); or name sources with
+    --spam and --ham.  Files that cannot be
     read as mail are skipped and listed.  The model file is replaced
     atomically: an interrupted run leaves the old one intact.  An existing
     model that holds messages this training does not include (taught by
@@ -350,6 +352,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     \b
     Examples:
       spamnb train ./mail
+      spamnb train trec/index
       spamnb train --spam Junk.mbox --ham ~/Maildir --model my.spamnb
       spamnb train ./mail --headers subject,from --event-model bernoulli
       spamnb train ./mail --scheduler tcp://10.0.0.5:8786    # on a Dask cluster
@@ -357,15 +360,19 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     from ..progress import phases
     from ..model.scoring import Cutoffs
     from ..workers import executor_for
-    from ..learning.training import labelled_folder, train_file, expected_messages
+    from ..learning.labelled import SPAM, labelled_sources
+    from ..learning.training import train_file, expected_messages
     from .render import skipped_summary
 
-    if folder:
+    if source:
         if spam_paths or ham_paths:
-            raise OptionError("give either FOLDER or --spam/--ham, not both")
-        spam_paths, ham_paths = labelled_folder(folder)
+            raise OptionError("give either SOURCE or --spam/--ham, not both")
+        sources = labelled_sources(source)
+        spam_paths = [path for label, path in sources if label == SPAM]
+        ham_paths = [path for label, path in sources if label != SPAM]
     if not spam_paths or not ham_paths:
-        raise OptionError("need spam and ham: give FOLDER (with spam/ and ham/) or --spam PATH and --ham PATH")
+        raise OptionError("need spam and ham: give SOURCE (a folder with spam/ and ham/, or an index file) "
+                          "or --spam PATH and --ham PATH")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
                              min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
                              no_stopwords, keywords_file)
@@ -565,9 +572,10 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
               help="Ham misclassification allowed by --tune.")
 @click.option("--max-fnr", type=FloatRange(0, 1), default=0.005, show_default=True,
               help="Spam called ham allowed by --tune (sets the ham cutoff).")
+@jobs_option("Worker processes that decode and tokenize mail.")
 @model_option
 @training_options
-def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, max_fpr, max_fnr, model_path,
+def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, max_fpr, max_fnr, jobs, model_path,
              event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin,
              fold_variants,
              bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
@@ -590,9 +598,11 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
     import json
 
     from . import render
-    from .evaluation import index_sources, load_corpus, run_protocol
+    from .evaluation import load_corpus, run_protocol
     from ..progress import phases
+    from ..learning.labelled import labelled_sources
     from ..learning.training import expected_messages
+    from ..workers import executor_for
 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
@@ -618,15 +628,20 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_path, tune, 
         if Model.load(model_path).options != options:
             raise OptionError(f"{model_path} was trained with other options than this evaluation; "
                               "evaluate with the same options so the cutoffs mean the same thing")
-    with phases() as shown:
+    sources = labelled_sources(source)
+    # The workers are forked before the display's drawing thread starts.
+    with executor_for(jobs, None) as (executor, workers), phases() as shown:
         try:
             total = None
             if shown.drawn:
                 shown.phase("counting messages")
-                total = (expected_messages([os.path.join(source, "spam"), os.path.join(source, "ham")])
-                         if os.path.isdir(source) else len(index_sources(source)))
+                total = expected_messages([path for _, path in sources])
             shown.phase("reading and tokenizing", total)
-            corpus = load_corpus(source, options, shown.advance)
+            corpus = load_corpus(sources, options, shown.advance, executor, workers)
+            if executor is not None:
+                # Tokenized: the workers' memory (each keeps its decoder's and
+                # tokenizer's heap) goes before the models are trained.
+                executor.shutdown()
             result, scores, protocol = run_protocol(corpus, options, share=share, folds=folds, online=online,
                                                     shuffle=shuffle, seed=seed, phases=shown)
         except ValueError as error:
