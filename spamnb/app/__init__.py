@@ -5,7 +5,7 @@ Out: verdicts, filtered mail, reports, plots, exit statuses.
 
 fastpath is the console entry point (`spamnb`): it scores common command
 lines with the standard library alone and hands the rest to cli (click).
-classify, filtering and deadline are the mail path; server, daemon and spamd
+classify, filtering, verdict and deadline are the mail path; server, daemon and spamd
 are `spamnb serve`; evaluation, metrics and plots are `spamnb evaluate`;
 render prints results; config and paths read settings and the default model.
 

@@ -9,13 +9,12 @@ from a pipe never forks.
 
 from __future__ import annotations
 
-from .deadline import score_within
 from ..errors import EXIT_INPUT_ERROR, InputError
 from ..record import Record
 from .render import ScoreWriter
-from ..model.scoring import LABEL_SPAM, LABEL_UNSURE, Cutoffs
-from ..model.scoring import LABEL_UNSURE as _UNSURE, Score
-from ..mail.sources import MAX_MESSAGE_BYTES, Skipped, display, looks_like_mail, read_messages
+from ..model.scoring import LABEL_SPAM, LABEL_UNSURE, Cutoffs, Score
+from ..mail.sources import MAX_MESSAGE_BYTES, Skipped, display, read_messages
+from .verdict import is_not_mail, judge
 from ..workers import Batches
 
 # Messages per batch sent to a worker: the pipe round trip is paid per batch.
@@ -24,43 +23,34 @@ BATCH_MESSAGES = 64
 
 class Outcome(Record):
     """Verdicts in order; problems: paths that could not be read or held no
-    message; skipped: files that were not mail; notes: messages marked unsure
-    without a score, and why (they ran out of time): reported, but not
-    errors."""
+    message; skipped: files that could not be read; notes: messages marked
+    unsure without a score, and why (not mail, out of time), one line each;
+    not_mail: how many of those were not mail, an input error: the exit
+    status says that not every message given was scored."""
 
-    __slots__ = ("labels", "problems", "skipped", "notes")
+    __slots__ = ("labels", "problems", "skipped", "notes", "not_mail")
+    _defaults = {"not_mail": 0}
     _factories = {"labels": list, "problems": list, "skipped": list, "notes": list}
     labels: list[str]
     problems: list[str]
     skipped: list[Skipped]
     notes: list[str]
+    not_mail: int
 
     def exit_status(self, bogofilter_codes: bool) -> int:
         if bogofilter_codes and self.labels:
             # The verdict is what a mail filter acts on; problems are on stderr.
             return 0 if LABEL_SPAM in self.labels else 2 if LABEL_UNSURE in self.labels else 1
-        return EXIT_INPUT_ERROR if self.problems or self.skipped or not self.labels else 0
+        return EXIT_INPUT_ERROR if self.problems or self.skipped or self.not_mail or not self.labels else 0
 
 
 # The scorer a forked worker inherits (set just before the pool forks).
 _WORKER_SCORER = None
 
 
-NOT_MAIL = "not mail (no header line at its start: binary data or plain text?); not scored, marked unsure"
-
-
-def score_data(scorer, data: bytes, explain: bool, cutoffs, timeout: float | None) -> Score:
-    """The message's score; for input that is not mail (a binary file, text
-    with no header line), which a verdict would say nothing true about, the
-    unsure score of a message not scored, with the reason."""
-    if not looks_like_mail(data):
-        return Score(log_odds=0.0, probability=0.5, label=_UNSURE, reason=NOT_MAIL)
-    return score_within(lambda: scorer.score_message(data, explain=explain, cutoffs=cutoffs), timeout)
-
-
 def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list:
     """Score a batch in a worker, with the scorer it inherited at the fork."""
-    return [score_data(_WORKER_SCORER, data, explain, cutoffs, timeout) for data in batch]
+    return [judge(_WORKER_SCORER, data, timeout, explain, cutoffs) for data in batch]
 
 
 def _pool_for(scorer, jobs: int):
@@ -86,10 +76,11 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
             outcome.labels.append(score.label)
             if score.reason:
                 outcome.notes.append(f"{display(origin)}: {score.reason}")
+                outcome.not_mail += is_not_mail(score)
             writer.write(origin, score)
 
     def score_here(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list[Score]:
-        return [score_data(scorer, data, explain, cutoffs, timeout) for data in batch]
+        return [judge(scorer, data, timeout, explain, cutoffs) for data in batch]
 
     # One worker: each message scored here as it is read.  Several: a pool
     # once a first full batch is read, so scoring one message never forks.

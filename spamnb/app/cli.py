@@ -13,7 +13,7 @@ from .. import __version__
 from ..errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_USAGE, FileError, InputError,
                      OptionError, SpamnbError, file_error, os_error_line)
 from ..model.options import EVENT_MODELS, NORMALIZE, TrainOptions
-from .paths import default_model_path
+from .paths import default_model_path, make_data_home_folder
 
 DEFAULTS = TrainOptions()
 
@@ -97,8 +97,10 @@ Exit status:
   0   done (classify: every message given was scored)
   3   model error: missing, unreadable, corrupt, foreign or too new; or a
       file cannot be written (missing folder, read-only file system, full
-      disk, permission): the line names the path
-  4   input error: a path does not exist or nothing in it could be read
+      disk, permission): the line names the path.  No folder is created
+      but the default model's own
+  4   input error: a path does not exist or nothing in it could be read;
+      classify: input that is not mail (reported unsure, not scored)
   64  usage error: bad options or settings; or a model holding messages the
       new one lacks was left alone (give --replace)
   75  filter: the message was passed through untouched (EX_TEMPFAIL);
@@ -114,8 +116,13 @@ model_option = click.option(
     help="Model file.  Default: $SPAMNB_MODEL, else ~/.local/share/spamnb/model.spamnb.")
 
 
-def _model_path(value: str | None) -> str:
-    return value or str(default_model_path())
+def _model_path(value: str | None, writes: bool = False) -> str:
+    """The model given, or the default; `writes`: the command may create
+    the model, so the default model's folder is made if missing."""
+    path = value or str(default_model_path())
+    if writes:
+        make_data_home_folder(path)
+    return path
 
 
 def timeout_option(what: str):
@@ -307,7 +314,7 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 
 
 @cli.command()
-@click.argument("folder", required=False, type=click.Path())
+@click.argument("source", required=False, type=click.Path())
 @label_options("A spam source: mail folder, Maildir, mbox or message file (repeatable).",
                "A ham (good mail) source, like --spam (repeatable).")
 @model_option
@@ -327,14 +334,16 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
               help="Megabytes of counts held in memory while training; past it, sorted runs spill to a "
                    "folder beside the model.  Changes the memory used, never the model.")
 @quiet_option("No progress bar or summary.")
-def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
+def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
           chunk, min_df, max_features, min_strength, retrain_margin, fold_variants, bigrams, headers_spec,
           stopwords_file, no_stopwords, keywords_file,
           spam_cutoff, ham_cutoff, replace, jobs, scheduler, memory_budget, quiet):
     """Train a model from labelled mail and write it.
 
-    FOLDER holds spam/ and ham/ (each a directory of message files, a Maildir
-    or an mbox); or name sources with --spam and --ham.  Files that cannot be
+    SOURCE is a folder holding spam/ and ham/ (each a directory of message
+    files, a Maildir or an mbox), or an index file of `spam|ham<TAB>path`
+    lines (the TREC layout, paths relative to it); or name sources with
+    --spam and --ham.  Files that cannot be
     read as mail are skipped and listed.  The model file is replaced
     atomically: an interrupted run leaves the old one intact.  An existing
     model that holds messages this training does not include (taught by
@@ -343,6 +352,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     \b
     Examples:
       spamnb train ./mail
+      spamnb train trec/index
       spamnb train --spam Junk.mbox --ham ~/Maildir --model my.spamnb
       spamnb train ./mail --headers subject,from --event-model bernoulli
       spamnb train ./mail --scheduler tcp://10.0.0.5:8786    # on a Dask cluster
@@ -350,15 +360,19 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     from ..progress import phases
     from ..model.scoring import Cutoffs
     from ..workers import executor_for
-    from ..learning.training import labelled_folder, train_file, expected_messages
+    from ..learning.labelled import SPAM, labelled_sources
+    from ..learning.training import train_file, expected_messages
     from .render import skipped_summary
 
-    if folder:
+    if source:
         if spam_paths or ham_paths:
-            raise OptionError("give either FOLDER or --spam/--ham, not both")
-        spam_paths, ham_paths = labelled_folder(folder)
+            raise OptionError("give either SOURCE or --spam/--ham, not both")
+        sources = labelled_sources(source)
+        spam_paths = [path for label, path in sources if label == SPAM]
+        ham_paths = [path for label, path in sources if label != SPAM]
     if not spam_paths or not ham_paths:
-        raise OptionError("need spam and ham: give FOLDER (with spam/ and ham/) or --spam PATH and --ham PATH")
+        raise OptionError("need spam and ham: give SOURCE (a folder with spam/ and ham/, or an index file) "
+                          "or --spam PATH and --ham PATH")
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
                              min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
                              no_stopwords, keywords_file)
@@ -375,7 +389,7 @@ def train(folder, spam_paths, ham_paths, model_path, event_model, alpha, robinso
                           + ", ".join(sorted(set(spam_paths) & set(ham_paths))))
     from ..model.modelfile import check_writable
 
-    path = _model_path(model_path)
+    path = _model_path(model_path, writes=True)
     check_writable(path)
     def keep_what_was_taught(learned: dict) -> None:
         _keep_what_was_taught(path, learned, replace, "this training", "`spamnb learn` the new mail into it")
@@ -533,7 +547,7 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
 
     if (spamd_allow or spamd_learn) and not spamd_address:
         raise OptionError("--spamd-allow and --spamd-learn go with --spamd ADDRESS")
-    run_server(_model_path(model_path), socket_path or default_socket_path(), timeout=timeout,
+    run_server(_model_path(model_path, writes=True), socket_path or default_socket_path(), timeout=timeout,
                workers=workers, spamd=spamd_address, spamd_allow=spamd_allow, spamd_learn=spamd_learn)
 
 
@@ -559,9 +573,10 @@ def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, work
               help="Ham misclassification allowed by --tune.")
 @click.option("--max-fnr", type=FloatRange(0, 1), default=0.005, show_default=True,
               help="Spam called ham allowed by --tune (sets the ham cutoff).")
+@jobs_option("Worker processes that decode and tokenize mail.")
 @model_option
 @training_options
-def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_stem, tune, max_fpr, max_fnr, model_path,
+def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_stem, tune, max_fpr, max_fnr, jobs, model_path,
              event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin,
              fold_variants,
              bigrams, headers_spec, stopwords_file, no_stopwords, keywords_file):
@@ -584,9 +599,11 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_stem, tune, 
     import json
 
     from . import render
-    from .evaluation import cutoff_marks, index_sources, load_corpus, run_protocol
+    from .evaluation import cutoff_marks, load_corpus, run_protocol
     from ..progress import phases
+    from ..learning.labelled import labelled_sources
     from ..learning.training import expected_messages
+    from ..workers import executor_for
 
     if sum(x is not None and x is not False for x in (share, folds, online or None)) > 1:
         raise OptionError("choose one protocol: --split, --folds or --online")
@@ -619,15 +636,20 @@ def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_stem, tune, 
         if Model.load(model_path).options != options:
             raise OptionError(f"{model_path} was trained with other options than this evaluation; "
                               "evaluate with the same options so the cutoffs mean the same thing")
-    with phases() as shown:
+    sources = labelled_sources(source)
+    # The workers are forked before the display's drawing thread starts.
+    with executor_for(jobs, None) as (executor, workers), phases() as shown:
         try:
             total = None
             if shown.drawn:
                 shown.phase("counting messages")
-                total = (expected_messages([os.path.join(source, "spam"), os.path.join(source, "ham")])
-                         if os.path.isdir(source) else len(index_sources(source)))
+                total = expected_messages([path for _, path in sources])
             shown.phase("reading and tokenizing", total)
-            corpus = load_corpus(source, options, shown.advance)
+            corpus = load_corpus(sources, options, shown.advance, executor, workers)
+            if executor is not None:
+                # Tokenized: the workers' memory (each keeps its decoder's and
+                # tokenizer's heap) goes before the models are trained.
+                executor.shutdown()
             result, scores, protocol = run_protocol(corpus, options, share=share, folds=folds, online=online,
                                                     shuffle=shuffle, seed=seed, phases=shown)
         except ValueError as error:
@@ -741,7 +763,7 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
                       tuple(flag for flag, given in (("forget", forget), ("relabel", relabel), ("force", force),
                                                      ("on-error", on_error)) if given))
         return
-    path = _model_path(model_path)
+    path = _model_path(model_path, writes=True)
     given = _training_options_given(ctx)
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
                              min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
@@ -940,7 +962,7 @@ def import_command(source, model_path, replace):
             raise InputError(f"cannot read {source}: {error.strerror or error}") from None
     with stream:
         model = import_(stream)
-    path = _model_path(model_path)
+    path = _model_path(model_path, writes=True)
     with locked(path):
         _keep_what_was_taught(path, model.counts.learned, replace, "the export",
                               "import it into another --model and `spamnb merge` the two")

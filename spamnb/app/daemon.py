@@ -1006,10 +1006,10 @@ def _worker_main(sock, holder: ModelHolder, timeout: float | None, max_bytes: in
 
 
 def _native_reply(raw: bytes, model, timeout: float | None) -> bytes:
-    from .deadline import score_within
+    from .verdict import judge
 
     try:
-        score = score_within(lambda: model.score_message(raw), timeout)
+        score = judge(model, raw, timeout)
         if score.reason:
             log(f"a message of {len(raw):,} bytes {score.reason}")
         return _reply(score, model.cutoffs)
@@ -1067,19 +1067,27 @@ def _spamd_reply(payload: bytes, model, timeout: float | None, max_bytes: int, l
 
 
 def learn_one(model_path: str, raw: bytes, label: str | None, remove: bool,
-              lock_wait: float | None = None) -> None:
+              lock_wait: float | None = None) -> bool:
     """spamd TELL: learn (relabelling a message learned the other way) or forget one message,
-    as `spamnb learn` does (appended to the model's journal where it can be)."""
+    as `spamnb learn` does (appended to the model's journal where it can be).
+    Whether the model changed: not for a message already learned so, nor
+    one to forget that is not on record."""
     if remove:
         for each in [label] if label else ["spam", "ham"]:
             report, _ = learn_message(model_path, raw, each, ("forget",), lock_wait=lock_wait)
-            if sum(report.forgotten.values()):
+            if report.changed:
                 break
     else:
         assert label is not None  # spamd.answer asks for a label to learn with
-        learn_message(model_path, raw, label, ("relabel",), lock_wait=lock_wait)
-    log(f"{'forgot' if remove else 'learned'} a message of {len(raw):,} bytes"
-        f"{'' if label is None else ' as ' + label} (spamd TELL)")
+        report, _ = learn_message(model_path, raw, label, ("relabel",), lock_wait=lock_wait)
+    as_label = "" if label is None else " as " + label
+    if report.changed:
+        log(f"{'forgot' if remove else 'learned'} a message of {len(raw):,} bytes{as_label} (spamd TELL)")
+    else:
+        skipped = report.reading.skipped
+        why = skipped[0].reason if skipped else "not on record" if remove else "learned already"
+        log(f"a message of {len(raw):,} bytes{as_label} left the model unchanged: {why} (spamd TELL)")
+    return report.changed
 
 
 def learn_message(model_path: str, raw: bytes, label: str, flags=(), lock_wait: float | None = None):

@@ -39,8 +39,16 @@ def _expired(signum, frame):
     raise MessageTimeout
 
 
+_TIMEOUT_REASON_START = "not scored within "
+
+
 def timeout_reason(seconds: float) -> str:
-    return f"not scored within {seconds:g} s (--timeout); marked unsure"
+    return f"{_TIMEOUT_REASON_START}{seconds:g} s (--timeout); marked unsure"
+
+
+def timed_out(score) -> bool:
+    """Whether `score` is the unsure Score of a message that ran out of time."""
+    return (score.reason or "").startswith(_TIMEOUT_REASON_START)
 
 
 def unsure(seconds: float):

@@ -20,8 +20,7 @@ from .metrics import summarise
 from ..model.model import Model, raw_score_from_counts
 from ..model.options import TrainOptions
 from ..progress import Phases
-from ..mail.sources import display
-from ..learning.training import TrainReport, fit_tokenized, labelled_folder, tokenized_messages
+from ..learning.training import TrainReport, fit_tokenized, tokenized_messages
 
 
 @dataclass
@@ -32,34 +31,13 @@ class Corpus:
     report: TrainReport = field(default_factory=TrainReport)
 
 
-def index_sources(index_path: str) -> list[tuple[int, str]]:
-    """(label, path) from a TREC-style index: `spam|ham<TAB>path` lines, paths
-    relative to the index file's folder, in the index's order."""
-    folder = os.path.dirname(os.path.abspath(index_path))
-    sources = []
-    try:
-        with open(index_path, encoding="utf-8", errors="surrogateescape") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                label, _, path = line.rstrip("\n").partition("\t")
-                if label not in ("spam", "ham") or not path:
-                    raise InputError(f"{display(index_path)} line {number}: expected 'spam|ham<TAB>path'")
-                sources.append((SPAM if label == "spam" else HAM, os.path.join(folder, path)))
-    except OSError as error:
-        raise InputError(f"cannot read index {display(index_path)}: {error.strerror or error}") from None
-    return sources
-
-
-def load_corpus(source: str, options: TrainOptions, progress: Callable[[str], None] | None = None) -> Corpus:
-    """A folder with spam/ and ham/, or an index file, tokenized."""
-    if os.path.isdir(source):
-        spam, ham = labelled_folder(source)
-        sources = [(SPAM, spam[0]), (HAM, ham[0])]
-    else:
-        sources = index_sources(source)
+def load_corpus(sources: list[tuple[int, str]], options: TrainOptions,
+                progress: Callable[[str], None] | None = None, executor=None, workers: int = 1) -> Corpus:
+    """The labelled sources (learning.labelled.labelled_sources) tokenized, in
+    reading order; `executor` (a pool of `workers` processes) tokenizes batches."""
     corpus = Corpus()
-    for label, tokens, origin, _ in tokenized_messages(sources, options, corpus.report, progress):
+    for label, tokens, origin, _ in tokenized_messages(sources, options, corpus.report, progress,
+                                                       executor=executor, workers=workers):
         corpus.labels.append(label)
         corpus.tokens.append(tokens)
         corpus.origins.append(origin)

@@ -81,8 +81,9 @@ def _printable(text: str) -> str:
 
 def status_value(score: Score, model_name: str) -> str:
     """`Yes, score=0.9987, log-odds=6.64, model=NAME` (Unsure for the band);
-    a message not scored in time: `Unsure, score=0.5000, log-odds=0.00,
-    model=NAME, reason="not scored within 10 s (--timeout); marked unsure"`."""
+    a message not scored (not mail, out of time): `Unsure, score=0.5000,
+    log-odds=0.00, model=NAME, reason="not scored within 10 s (--timeout);
+    marked unsure"`."""
     log_odds = score.log_odds if math.isfinite(score.log_odds) else math.copysign(999.0, score.log_odds)
     value = (f"{VERDICT_WORDS.get(score.label, 'Unsure')}, score={score.probability:.4f}, "
              f"log-odds={log_odds:.2f}, model={_printable(model_name)}")
@@ -255,8 +256,8 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
         print(f"spamnb: cannot read standard input ({error.strerror or error})", file=sys.stderr)
         return _pass_through(delivery)
     try:
-        from .deadline import score_within
         from ..model.scorer import Scorer
+        from .verdict import judge
 
         problem = field_name_problem(header_name)
         if problem:
@@ -267,7 +268,7 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
                               ham=scorer.cutoffs.ham if ham_cutoff is None else ham_cutoff)
         except ValueError as error:
             raise ValueError(f"cutoffs: {error}") from None
-        score = score_within(lambda: scorer.score_message(head, cutoffs=cutoffs), timeout)
+        score = judge(scorer, head, timeout, cutoffs=cutoffs)
         try:
             tagged = head
             for name, value in status_fields(score, cutoffs, os.path.basename(model_path), header_name,
@@ -354,11 +355,12 @@ def filter_message(model, raw: bytes, model_name: str, header_name: str = STATUS
     """What `spamnb filter` writes for one message held whole, and the score behind it.
 
     Only the first `max_size` bytes (default MAX_MESSAGE_BYTES) are scored;
-    all of the message is written.  A message not scored within `timeout`
-    seconds is written with an Unsure status that says so.
+    all of the message is written.  Input that is not mail, or a message not
+    scored within `timeout` seconds, is written with an Unsure status that
+    says so.
     """
-    from .deadline import score_within
+    from .verdict import judge
 
     head = raw[:max_size or MAX_MESSAGE_BYTES]
-    score = score_within(lambda: model.score_message(head, cutoffs=cutoffs), timeout)
+    score = judge(model, head, timeout, cutoffs=cutoffs)
     return with_status_header(raw, status_value(score, model_name), header_name), score

@@ -24,6 +24,9 @@ so `Spam: True` exactly when spamnb's verdict is spam, one point is one
 unit of log-odds (a factor e in the odds), and the ham cutoff sits
 logit(spam) − logit(ham) points below 5 (with the default cutoffs 0.99 and
 0.01: at −4.2).  A message spamnb calls unsure scores between the two.
+Input that is not mail, or a message not scored in time, is unsure at
+log-odds 0 (verdict.py); its points stay under 5.0 whatever the cutoffs,
+and its symbols say why (SPAMNB_NOT_MAIL, SPAMNB_TIMEOUT).
 
 Parsing (this module's `parse_head`) runs in the daemon's main process and
 is bounded: the head must end within MAX_HEAD bytes.  Answering
@@ -102,15 +105,19 @@ def error(exception: ProtocolError | str, code: int = EX_PROTOCOL) -> bytes:
     return response(code, message=f"{_NAMES.get(code, 'EX_SOFTWARE')} {exception}"[:200])
 
 
-def points(log_odds: float, cutoffs) -> float:
-    """spamnb's log-odds on SpamAssassin's scale (module docstring), rounded to 0.1."""
-    from ..model.scoring import logit
+def points(score, cutoffs) -> float:
+    """The score's log-odds on SpamAssassin's scale (module docstring), rounded
+    to 0.1, and on the side of THRESHOLD its verdict is: a message not scored
+    (not mail, out of time) is unsure at log-odds 0 whatever the cutoffs, and
+    a log-odds just under the spam cutoff must not round up to 5.0, since a
+    client may compare the points with the threshold instead of reading Spam."""
+    from ..model.scoring import LABEL_SPAM, logit
 
     spam = logit(cutoffs.spam)
     if not math.isfinite(spam):  # a cutoff of 1 (never spam) or 0 (always)
         spam = math.copysign(50.0, spam)
-    value = THRESHOLD + max(-999.0, min(999.0, log_odds)) - spam
-    return round(value, 1)
+    value = round(THRESHOLD + max(-999.0, min(999.0, score.log_odds)) - spam, 1)
+    return max(value, THRESHOLD) if score.label == LABEL_SPAM else min(value, THRESHOLD - 0.1)
 
 
 def spam_status(score, cutoffs, version: str) -> list[tuple[str, str]]:
@@ -118,12 +125,9 @@ def spam_status(score, cutoffs, version: str) -> list[tuple[str, str]]:
     spamassassin` and PROCESS/HEADERS."""
     from ..model.scoring import LABEL_SPAM
 
-    value = points(score.log_odds, cutoffs)
+    value = points(score, cutoffs)
     spam = score.label == LABEL_SPAM
-    tests = f"SPAMNB_{score.label.upper()}"
-    if score.reason:
-        tests += ",SPAMNB_TIMEOUT"
-    status = (f"{'Yes' if spam else 'No'}, score={value:.1f} required={THRESHOLD:.1f} tests={tests} "
+    status = (f"{'Yes' if spam else 'No'}, score={value:.1f} required={THRESHOLD:.1f} tests={_symbols(score)} "
               f"autolearn=no version=spamnb-{version}")
     return [("X-Spam-Flag", "YES" if spam else "NO"), ("X-Spam-Level", "*" * max(0, min(50, int(value)))),
             ("X-Spam-Status", status)]
@@ -156,20 +160,21 @@ def decompress(body: bytes, headers: dict[str, str], limit: int) -> bytes:
 
 def answer(model, method: str, headers: dict[str, str], body: bytes, timeout: float | None,
            limit: int, learn=None) -> bytes:
-    """The response to one request (in a worker).  `learn(raw, label, remove)` does TELL."""
+    """The response to one request (in a worker).  `learn(raw, label, remove)`
+    does TELL, and says whether the model changed."""
     from .. import __version__
-    from .deadline import score_within
+    from .verdict import judge
 
     try:
         raw = decompress(body, headers, limit)
         if method == "TELL":
             return _tell(raw, headers, learn)
         explain = method in ("REPORT", "REPORT_IFSPAM", "SYMBOLS")
-        score = score_within(lambda: model.score_message(raw, explain=explain), timeout)
+        score = judge(model, raw, timeout, explain)
     except ProtocolError as problem:
         return error(problem)
     cutoffs = model.cutoffs
-    value = points(score.log_odds, cutoffs)
+    value = points(score, cutoffs)
     spam = score.label == "spam"
     fields = [("Spam", f"{'True' if spam else 'False'} ; {value:.1f} / {THRESHOLD:.1f}")]
     if method == "CHECK":
@@ -188,8 +193,17 @@ def answer(model, method: str, headers: dict[str, str], body: bytes, timeout: fl
 
 
 def _symbols(score) -> str:
+    """The verdict's symbol (SPAMNB_SPAM, SPAMNB_HAM, SPAMNB_UNSURE), then why
+    a message was not scored: SPAMNB_NOT_MAIL, SPAMNB_TIMEOUT.  spamd's answer
+    has only Spam: True or False, so an unsure message says False, and these
+    are where a client sees which it was."""
+    from .deadline import timed_out
+    from .verdict import is_not_mail
+
     names = [f"SPAMNB_{score.label.upper()}"]
-    if score.reason:
+    if is_not_mail(score):
+        names.append("SPAMNB_NOT_MAIL")
+    elif timed_out(score):
         names.append("SPAMNB_TIMEOUT")
     return ",".join(names)
 
@@ -214,12 +228,15 @@ def _tell(raw: bytes, headers: dict[str, str], learn) -> bytes:
     removes = {part.strip().lower() for part in headers.get("remove", "").split(",") if part.strip()}
     if learn is None:
         return error("this server does not learn (start it with --spamd-learn)", EX_USAGE)
+    # spamd answers DidSet / DidRemove only when the model changed; without
+    # them spamc says "Message was already un/learned" (a message learned
+    # twice, or forgotten when it was not on record).
     if "local" in sets:
         if label not in ("spam", "ham"):
             raise ProtocolError("TELL with Set: local needs Message-class: spam or ham")
-        learn(raw, label, False)
-        return response(EX_OK, [("DidSet", "local")], b"")
+        changed = learn(raw, label, False)
+        return response(EX_OK, [("DidSet", "local")] if changed else [], b"")
     if "local" in removes:
-        learn(raw, label or None, True)
-        return response(EX_OK, [("DidRemove", "local")], b"")
+        changed = learn(raw, label or None, True)
+        return response(EX_OK, [("DidRemove", "local")] if changed else [], b"")
     return response(EX_OK, [], b"")  # only "remote" asked: nothing to do here

@@ -11,6 +11,7 @@ a fresh `learn`'s start).
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..mail.digest import message_digest
@@ -19,10 +20,17 @@ from ..mail.message import decode_message
 from ..model.options import TrainOptions
 from ..record import Record
 from ..mail.sources import RawMessage, Skipped, display, looks_like_mail, read_messages
-from ..text.tokens import message_tokens
+from ..text.tokens import TokenizerOptions, message_tokens
+from ..workers import Batches
 
 HAM, SPAM = 0, 1
 LABELS = ("ham", "spam")
+
+# A batch is the unit of work handed to a worker: big enough that sending it
+# and merging its results back cost little next to tokenizing it, small
+# enough that a few in flight per worker keep memory bounded.
+BATCH_MESSAGES = 256
+BATCH_BYTES = 4 << 20
 
 
 def _per_class() -> dict[str, int]:
@@ -91,6 +99,53 @@ class LearnReport(Record):
         return bool(sum(self.learned.values()) or sum(self.forgotten.values()) or self.relabelled)
 
 
+def labelled_sources(source: str) -> list[tuple[int, str]]:
+    """(label, path) of the labelled mail a training or evaluation SOURCE
+    names: a folder with spam/ and ham/ inside (spam/ first), or an index
+    file of `spam|ham<TAB>path` lines (the TREC layout, paths relative to the
+    index's folder), in the index's order.  Raises InputError."""
+    if os.path.isdir(source):
+        spam, ham = labelled_folder(source)
+        return [(SPAM, spam[0]), (HAM, ham[0])]
+    if not os.path.exists(source):
+        raise InputError(f"no such file or directory: {display(source)}")
+    return index_sources(source)
+
+
+def labelled_folder(folder: str) -> tuple[list[str], list[str]]:
+    """The `spam/` and `ham/` sources inside a training folder."""
+    spam, ham = os.path.join(folder, "spam"), os.path.join(folder, "ham")
+    missing = [p for p in (spam, ham) if not os.path.exists(p)]
+    if missing:
+        raise InputError(f"{display(folder)} needs spam/ and ham/ inside "
+                         f"(missing: {', '.join(display(m) for m in missing)}); "
+                         "or name sources with --spam PATH and --ham PATH")
+    return [spam], [ham]
+
+
+def index_sources(index_path: str) -> list[tuple[int, str]]:
+    """(label, path) from a TREC-style index: `spam|ham<TAB>path` lines, paths
+    relative to the index file's folder, in the index's order."""
+    from ..files import open_regular
+
+    folder = os.path.dirname(os.path.abspath(index_path))
+    sources = []
+    try:
+        # A FIFO or device would block or never end: an index is a plain file.
+        with open_regular(index_path, "r", encoding="utf-8", errors="surrogateescape") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                label, _, path = line.rstrip("\n").partition("\t")
+                if label not in LABELS or not path:
+                    raise InputError(f"{display(index_path)} line {number}: expected 'spam|ham<TAB>path' "
+                                     "(an index file; or give a folder with spam/ and ham/ inside)")
+                sources.append((LABELS.index(label), os.path.join(folder, path)))
+    except OSError as error:
+        raise InputError(f"cannot read index {display(index_path)}: {error.strerror or error}") from None
+    return sources
+
+
 def check_paths(paths: Sequence[str]) -> None:
     for path in paths:
         if path != "-" and not os.path.exists(path):
@@ -113,15 +168,35 @@ def labelled_messages(sources: Iterable[tuple[int, str]], report: TrainReport,
             yield label, raw
 
 
+def tokenize_batch(batch: list[bytes], tokenizer: TokenizerOptions) -> list[list[str]]:
+    """The tokens of each raw message of a batch.  Runs in a worker process
+    (or here), so it takes and returns only plain, picklable data."""
+    return [message_tokens(decode_message(data, tokenizer.wants_header), tokenizer) for data in batch]
+
+
 def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions, report: TrainReport,
-                       progress: Callable[[str], None] | None = None, newer_than: float | None = None
-                       ) -> Iterator[tuple[int, list[str], str, int]]:
-    """(label, tokens, origin, digest) of every mail message under the labelled paths.
+                       progress: Callable[[str], None] | None = None, newer_than: float | None = None,
+                       executor=None, workers: int = 1) -> Iterator[tuple[int, list[str], str, int]]:
+    """(label, tokens, origin, digest) of every mail message under the labelled paths, in reading order.
 
     What is not mail is recorded in the report and skipped; messages read
-    are counted per class there.
+    are counted per class there.  `executor` (a process pool of `workers`,
+    see workers.py) decodes and tokenizes batches of messages; without one,
+    each message is tokenized here as it is read.
     """
-    tokenizer = options.tokenizer
+    ready: deque = deque()
+    batches = Batches(tokenize_batch, lambda tags, results: ready.extend(zip(tags, results)),
+                      args=(options.tokenizer,), workers=workers, executor=executor,
+                      batch_items=1 if executor is None else BATCH_MESSAGES,
+                      batch_bytes=None if executor is None else BATCH_BYTES)
+
+    def done() -> Iterator[tuple[int, list[str], str, int]]:
+        while ready:
+            (label, origin, digest), tokens = ready.popleft()
+            yield label, tokens, origin, digest
+
     for label, raw in labelled_messages(sources, report, progress, newer_than):
-        yield (label, message_tokens(decode_message(raw.data, tokenizer.wants_header), tokenizer),
-               raw.origin, message_digest(raw.data))
+        batches.add(raw.data, (label, raw.origin, message_digest(raw.data)), size=len(raw.data))
+        yield from done()
+    batches.finish()
+    yield from done()

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..model.counts import HAM, LABELS, SPAM, TokenCounts
 from .countruns import DEFAULT_BUDGET, CountStore, Run, combine
-from .labelled import LearnReport, TrainReport, check_paths, labelled_messages, tokenized_messages  # noqa: F401
+from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnReport, TrainReport, check_paths,  # noqa: F401
+                       labelled_messages, tokenized_messages)
 from . import modelbuild
 from ..mail.digest import message_digest
 from ..errors import InputError, ModelError
@@ -22,15 +23,10 @@ from ..mail.message import decode_message
 from ..model.model import KeyColumns, Model, blocked_raw_scores_by_key, distinct_keys, raw_scores_by_key, today
 from ..model.options import TrainOptions
 from ..model.scoring import Cutoffs, token_key
-from ..mail.sources import count_messages, display
+from ..mail.sources import count_messages
 from ..text.tokens import TokenizerOptions, message_tokens
 from ..workers import Batches
 
-# A batch is the unit of work handed to a worker: big enough that sending it
-# and merging its counts back cost little next to tokenizing it, small enough
-# that a few in flight per worker keep memory bounded.
-BATCH_MESSAGES = 256
-BATCH_BYTES = 4 << 20
 # Training messages kept (a uniform reservoir sample, fixed seed, so the same
 # input gives the same model) for calibrating probabilities on held-out blocks.
 CALIBRATION_SAMPLE = 10000
@@ -61,17 +57,6 @@ class Reservoir:
             self.items[slot] = item
             return True
         return False
-
-
-def labelled_folder(folder: str) -> tuple[list[str], list[str]]:
-    """The `spam/` and `ham/` sources inside a training folder."""
-    spam, ham = os.path.join(folder, "spam"), os.path.join(folder, "ham")
-    missing = [p for p in (spam, ham) if not os.path.exists(p)]
-    if missing:
-        raise InputError(f"{display(folder)} needs spam/ and ham/ inside "
-                         f"(missing: {', '.join(display(m) for m in missing)}); "
-                         "or name sources with --spam PATH and --ham PATH")
-    return [spam], [ham]
 
 
 @dataclass

@@ -53,7 +53,7 @@ import struct
 import zlib
 
 from .. import jsoncodec
-from ..errors import ModelError
+from ..errors import FileError, ModelError
 
 TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on the scoring path
 if TYPE_CHECKING:
@@ -225,6 +225,9 @@ def check_writable(path: str | os.PathLike) -> str:
 
     Run before a long training run rather than after it.  Returns the real
     path: a symlinked model is replaced at its target, not turned into a file.
+    A missing folder is not created (FileError): it is a typo far more often
+    than a wish, and a model written where nobody looks is lost; the default
+    model's folder is made by the command line (app/paths.py).
     (os.path, not pathlib: `learn` calls this for its lock, and pathlib with
     urllib.parse and ipaddress is 6 ms of a fresh process.)
     """
@@ -233,10 +236,9 @@ def check_writable(path: str | os.PathLike) -> str:
         raise ModelError(f"{text} is a directory; give the model a file name")
     real = os.path.realpath(text)
     directory = os.path.dirname(real)
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as error:
-        raise ModelError(f"cannot create the model's directory {directory}: {error.strerror or error}") from None
+    if not os.path.isdir(directory):
+        what = "is not a folder" if os.path.exists(directory) else "does not exist"
+        raise FileError(f"cannot write {text}: its folder {directory} {what}")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise ModelError(f"cannot write a model in {directory}: {_unwritable(directory)}")
     return real

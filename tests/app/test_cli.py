@@ -150,12 +150,15 @@ def test_bad_input_gives_clear_errors_not_tracebacks(tmp_path, sample_model):
     assert "skipped 3 file(s)" in err and "empty file" in err and "not a mail message" in err
     assert "(3 skipped)" in result.stdout.decode()
 
+    # Not mail: unsure, one line saying so, and the input-error status (it was not scored).
     classify_junk = run_spamnb("classify", "--model", sample_model, "--format", "jsonl",
                                junk_dir / "ham" / "junk.bin")
-    assert classify_junk.returncode == 0 and json.loads(classify_junk.stdout)["label"] in ("spam", "ham", "unsure")
+    assert classify_junk.returncode == 4 and json.loads(classify_junk.stdout)["label"] == "unsure"
+    assert classify_junk.stderr.decode().count("\n") == 1 and "junk.bin: not mail" in classify_junk.stderr.decode()
 
     cases = [
-        (("train", tmp_path / "nowhere"), 4, "needs spam/ and ham/"),
+        (("train", junk_dir / "spam"), 4, "needs spam/ and ham/"),
+        (("train", tmp_path / "nowhere"), 4, "no such file"),
         (("train", "--spam", tmp_path / "nowhere", "--ham", MAIL / "ham"), 4, "no such file"),
         (("train", "--spam", MAIL / "spam"), 64, "need spam and ham"),
         (("train", MAIL, "--alpha", "0"), 64, "alpha"),
@@ -227,6 +230,7 @@ def test_inspect_survives_tokens_that_look_like_rich_markup(tmp_path):
         (tmp_path / "spam" / f"{i}.eml").write_bytes(attachment)
         (tmp_path / "ham" / f"{i}.eml").write_bytes(b"Subject: lunch\n\nsee you at noon\n")
     model = tmp_path / "m[/b].spamnb"
+    model.parent.mkdir()  # "m[": a folder spamnb does not create for a model path given
     assert run_spamnb("train", tmp_path, "--model", model, "-q").returncode == 0
     for args in (("--word", "attach:ext:[/red]"), ("--top", "50")):
         result = run_spamnb("inspect", "--model", model, *args)
@@ -335,3 +339,59 @@ def test_explanation_takes_any_term_and_a_reason():
     _, _, total, words = explanation(out.getvalue())
     assert total.startswith("+0.000  log-odds, not the lines above added up")
     assert words == ["not scored by its tokens: too few known tokens"]
+
+
+def test_classify_of_what_is_not_mail_exits_with_the_input_error_status(tmp_path, sample_model):
+    # 0 means every message given was scored: a binary file, or a folder with no mail, was not.
+    binary = tmp_path / "program"
+    binary.write_bytes(bytes(range(256)) * 12)
+    no_mail = tmp_path / "notes"
+    no_mail.mkdir()
+    (no_mail / "a.txt").write_bytes(b"shopping list\n")
+    (no_mail / "b.txt").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(500))
+    for path, count in ((binary, 1), (no_mail, 2)):
+        for extra in ((), ("--spam-cutoff", "0.9")):  # the fast path, and click
+            result = run_spamnb("classify", "--model", sample_model, *extra, path)
+            said = result.stderr.decode().splitlines()
+            assert result.returncode == 4, (path, extra, said)
+            assert len(said) == count and all(": not mail (" in line for line in said), said
+            assert [line.split()[0] for line in lines(result)] == ["unsure"] * count
+    # Mail beside it is scored; the status still says not everything was.
+    (no_mail / "c.eml").write_bytes((MAIL / "spam" / "zh-plain-gb2312-b64-024.eml").read_bytes())
+    assert run_spamnb("classify", "--model", sample_model, no_mail).returncode == 4
+    assert run_spamnb("classify", "--model", sample_model, no_mail / "c.eml").returncode == 0
+    assert run_spamnb("classify", "--model", sample_model, "--exit-code", no_mail).returncode in (0, 1, 2)
+
+
+def test_a_model_path_in_a_missing_folder_is_refused_and_no_folder_is_made(tmp_path, sample_model):
+    model = tmp_path / "nonexistent" / "dir" / "x.spamnb"
+    counts = tmp_path / "counts.txt"
+    assert run_spamnb("export", "--model", sample_model, counts).returncode == 0
+    for args in (("train", MAIL), ("learn", "--spam", MAIL / "spam"), ("import", counts)):
+        result = run_spamnb(*args, "--model", model)
+        assert result.returncode == 3, (args, result.stderr)
+        assert result.stderr.decode() == f"spamnb: cannot write {model}: its folder {model.parent} does not exist\n"
+        assert not (tmp_path / "nonexistent").exists() and result.stdout == b""
+    # The default model's own folder is still made where it is missing (XDG's data home).
+    env = {"XDG_DATA_HOME": str(tmp_path / "xdg")}
+    assert run_spamnb("learn", "--spam", MAIL / "spam", "-q", env=env).returncode == 0
+    assert (tmp_path / "xdg" / "spamnb" / "model.spamnb").is_file()
+
+
+def test_train_reads_an_index_file_as_evaluate_does(tmp_path):
+    # TREC's layout: `spam|ham<TAB>path`, paths relative to the index's folder.
+    index = tmp_path / "corpus" / "index"
+    index.parent.mkdir()
+    mail = os.path.relpath(MAIL, index.parent)
+    rows = [f"{label}\t{mail}/{label}/{name}" for label in ("ham", "spam")
+            for name in sorted(os.listdir(MAIL / label))]
+    index.write_text("\n".join(rows) + "\n")
+    result = run_spamnb("train", index, "--model", tmp_path / "by-index.spamnb")
+    assert result.returncode == 0, result.stderr
+    assert "trained on 46 spam + 46 ham messages (0 skipped)" in result.stdout.decode()
+    assert run_spamnb("train", MAIL, "--model", tmp_path / "by-folder.spamnb", "-q").returncode == 0
+    exported = [run_spamnb("export", "--model", tmp_path / name).stdout for name in ("by-index.spamnb",
+                                                                                     "by-folder.spamnb")]
+    assert exported[0] == exported[1] and len(exported[0].splitlines()) > 1000
+    not_index = run_spamnb("train", MAIL / "spam" / "zh-plain-gb2312-b64-024.eml", "--model", tmp_path / "m")
+    assert not_index.returncode == 4 and b"expected 'spam|ham<TAB>path'" in not_index.stderr

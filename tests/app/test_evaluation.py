@@ -195,3 +195,11 @@ def test_spam_cutoff_holds_in_every_time_block_not_only_pooled():
     cutoffs = model.tune_cutoffs(labels)
     assert logit(cutoffs.spam) > 5.5
     assert cutoffs.ham <= cutoffs.spam
+
+
+def test_evaluate_takes_jobs_and_gives_the_same_result():
+    assert "-j, --jobs" in run_spamnb("evaluate", "--help").stdout.decode()
+    results = [run_spamnb("evaluate", SAMPLE / "mail", "--folds", "3", "--format", "json", "-j", jobs)
+               for jobs in ("1", "2")]
+    assert [r.returncode for r in results] == [0, 0], results[1].stderr
+    assert results[0].stdout == results[1].stdout and json.loads(results[1].stdout)["messages"]["spam"] == 46

@@ -151,6 +151,38 @@ def test_tell_learns_and_forgets_exactly(spamd, model):
     assert "learned a message" in spamd.log() and "forgot a message" in spamd.log()
 
 
+@needs_spamc
+def test_tell_that_changes_nothing_is_reported_so(spamd, model):
+    # As spamd: DidSet / DidRemove only when the model changed, so that spamc
+    # says "already" for a message learned twice or forgotten twice.
+    first, again = spamc(spamd, "-L", "spam"), spamc(spamd, "-L", "spam")
+    assert first.stdout.strip() == b"Message successfully un/learned"
+    assert again.returncode == 0 and again.stdout.strip() == b"Message was already un/learned"
+    learned = model.read_bytes()
+    forgot, again = spamc(spamd, "-L", "forget"), spamc(spamd, "-L", "forget")
+    assert forgot.stdout.strip() == b"Message successfully un/learned"
+    assert again.returncode == 0 and again.stdout.strip() == b"Message was already un/learned"
+    assert model.read_bytes() != learned
+    assert spamd.log().count("left the model unchanged") == 2
+
+
+def test_points_stay_on_the_side_of_the_threshold_the_verdict_is():
+    from spamnb.app.spamd import points
+    from spamnb.model.scoring import Cutoffs, Score, logit
+
+    cutoffs = Cutoffs(spam=0.99, ham=0.01)
+    edge = logit(0.99)
+    # 4.96 points would round up to 5.0, where a client comparing points with the threshold says spam.
+    just_under = Score(log_odds=edge - 0.04, probability=0.9896, label="unsure")
+    assert points(just_under, cutoffs) == 4.9
+    assert points(Score(log_odds=edge, probability=0.99, label="spam"), cutoffs) == 5.0
+    assert points(Score(log_odds=edge + 1.0, probability=0.997, label="spam"), cutoffs) == 6.0
+    assert points(Score(log_odds=-edge, probability=0.01, label="ham"), cutoffs) == round(5.0 - 2 * edge, 1)
+    # Not scored (log-odds 0) under a spam cutoff below 0.5: unsure, so under 5.0.
+    not_scored = Score(log_odds=0.0, probability=0.5, label="unsure", reason="not mail")
+    assert points(not_scored, Cutoffs(spam=0.35, ham=0.35)) == 4.9
+
+
 def test_tell_is_refused_unless_learning_is_allowed(model):
     port = free_port()
     server = SpamdServer(model, "--spamd", f"127.0.0.1:{port}")

@@ -1,5 +1,6 @@
 """Reading mail sources: trees, Maildirs, mbox, single files, stdin, and bad entries."""
 
+import json
 import os
 
 import pytest
@@ -104,9 +105,10 @@ def test_looks_like_mail():
 
 
 def test_stdin_that_is_empty_or_closed_gives_a_clear_error(tmp_path, sample_model):
-    # /dev/null: a readable but empty stdin still gets a verdict (nothing known: the prior).
+    # A readable but empty stdin is not mail: unsure, said so, and the input-error status.
     result = run_spamnb("classify", "--model", sample_model, "--format", "jsonl", input=b"")
-    assert result.returncode == 0
+    assert result.returncode == 4 and json.loads(result.stdout)["label"] == "unsure"
+    assert b"-: not mail" in result.stderr
     import subprocess, sys
     closed = subprocess.run([sys.executable, "-c",
                              "import os,sys,runpy; os.close(0); sys.argv=['spamnb','classify','--model',"
