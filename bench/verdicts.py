@@ -119,7 +119,7 @@ def spread(main: list, extra: list) -> list:
 def protocol_parts(protocol: str) -> tuple[str, list, list]:
     """(headers, training items, test items) of a train-then-test protocol."""
     trec = corpora.load_index("trec06p")
-    if protocol.startswith("trec-"):
+    if protocol.startswith("trec-") and protocol[5].isdigit():
         n = int(protocol.split("-")[1].split("+")[0])
         train, test = trec[:n], trec[n:]
         if protocol.endswith("+hard"):
@@ -230,7 +230,7 @@ def spamnb_split(protocol: str, jobs: int, scores_dir: Path | None) -> dict:
     result = verdict_figures(labels, log_odds, verdicts, [s.probability for s in scores],
                              (model.cutoffs.spam, model.cutoffs.ham))
     result["seconds"] = {"train": trained, "classify": time.perf_counter() - started - trained}
-    if protocol.startswith("trec-"):
+    if protocol.startswith("trec-") and protocol[5].isdigit():
         result["blocks"] = blocks_of(labels, log_odds, verdicts)
     if scores_dir is not None:
         scores_dir.mkdir(parents=True, exist_ok=True)
@@ -312,7 +312,7 @@ def bogofilter_split(protocol: str) -> dict:
         outcome = tool_bogofilter.split(job)
     labels = np.array([label for label, _ in test])
     result = verdict_figures(labels, outcome.scores, outcome.verdicts, None, (0.99, 0.45))
-    if protocol.startswith("trec-"):
+    if protocol.startswith("trec-") and protocol[5].isdigit():
         result["blocks"] = blocks_of(labels, outcome.scores, outcome.verdicts)
     return result
 
