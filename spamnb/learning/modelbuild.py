@@ -188,14 +188,16 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
         if weighing:
             log_prior = class_log_prior(messages)
             bias = float(log_prior[SPAM] - log_prior[HAM]) + absent_sum
-        phases.phase("fitting calibration")
-        # A Model with no counts, to fit calibration as Model.calibrate does.
+        phases.phase("fitting calibration and cutoffs")
+        # A Model with no counts, to fit calibration and cutoffs as Model.calibrate does.
         fitted = Model(None, options, cutoffs, {"block_size": BLOCK_KEYS})  # type: ignore[arg-type]
         labels = [label for _, label in sample]
         if calibration_due(labels, messages):
             fitted.fit_calibration(blocked_raw_scores_by_key(gathered.columns(messages, options),
                                                              [keys for keys, _ in sample], labels, totals,
                                                              vocabulary, messages, options, copies=copies), labels)
+            if cutoffs is None:
+                fitted.fit_cutoffs(labels)
         meta = file_meta(fitted.meta, options, messages, bias, fitted.cutoffs, vocabulary, totals)
 
         digests = np.fromiter(tally.learned.keys(), dtype=np.uint64, count=len(tally.learned))

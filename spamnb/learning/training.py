@@ -208,17 +208,21 @@ def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: Tra
     return [(kept[number][0], kept[number][1]) for number in sorted(sample.items)]  # reading order
 
 
-def calibrate(model: Model, sample: list[tuple[list[str], int]], copies: list[int] | None = None) -> None:
-    """Fit the model's probability calibration on held-out scores of the
-    sample (in reading order), when the sample allows it; `copies`: how many
-    times each was counted (Model.calibrate).  The cutoffs stay fixed
-    (scoring.Cutoffs): the calibrated probability is what adapts."""
+def calibrate(model: Model, sample: list[tuple[list[str], int]], fit_cutoffs: bool = True,
+              copies: list[int] | None = None) -> None:
+    """Fit the model's probability calibration, and with `fit_cutoffs` its
+    cutoffs, on held-out scores of the sample (in reading order), when the
+    sample allows it; `copies`: how many times each was counted
+    (Model.calibrate)."""
     labels = [label for _, label in sample]
     if modelbuild.calibration_due(labels, model.messages):
         model.calibrate([tokens for tokens, _ in sample], labels, copies)
+        if fit_cutoffs:
+            model.fit_cutoffs(labels)
 
 
-def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], copies: list[int] | None = None) -> None:
+def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], fit_cutoffs: bool = True,
+                     copies: list[int] | None = None) -> None:
     """calibrate, for a sample of messages given as token keys."""
     labels = [label for _, label in sample]
     if modelbuild.calibration_due(labels, model.messages):
@@ -232,6 +236,8 @@ def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], copies:
                                         counts.occurrences.sum(axis=1), len(counts), counts.messages,
                                         model.options, copies=copies)
         model.fit_calibration(raw, labels)
+        if fit_cutoffs:
+            model.fit_cutoffs(labels)
 
 
 def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options: TrainOptions,
@@ -378,7 +384,7 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
     model = Model.from_counts(counts, options, cutoffs)
     if phases is not None:
         phases.phase("fitting calibration and cutoffs")
-    calibrate_by_key(model, sample, copies=copies)
+    calibrate_by_key(model, sample, fit_cutoffs=cutoffs is None, copies=copies)
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
     return model, report

@@ -21,7 +21,7 @@ from .. import __version__
 from .counts import HAM, SPAM, TokenCounts
 from ..errors import ModelError
 from .modelfile import BLOCK_KEYS, FORMAT_VERSION, MAX_TOKEN_BYTES, check_u4, read_model, write_model
-from .calibration import fit_platt, tune_cutoffs
+from .calibration import fit_cutoffs, fit_platt, tune_cutoffs
 from .options import TrainOptions
 from .scorer import (SCORING_SECTIONS, Scorer, check_scoring_meta, check_tokenizer_version, cutoffs_from_meta,
                      options_from_meta, options_to_meta)
@@ -716,7 +716,9 @@ class Model(Scorer):
         it has RECENT_MINIMUM of each class on record; one calibrated by
         `train` keeps that calibration until RECENT_SCORES are on record,
         then follows them.  The cutoffs stay, unless `evaluate --tune` set
-        them (`cutoffs_tuned`): those are tuned again on the same scores.
+        them (`cutoffs_tuned`: tuned again at the same rates) or they were
+        fitted (`cutoffs_fitted`, or a model learned from nothing: fitted
+        again by the same rule, calibration.fit_cutoffs).
         """
         labels = self.recent_labels.astype(np.int64)
         if min(int((labels == HAM).sum()), int((labels == SPAM).sum())) < RECENT_MINIMUM:
@@ -728,14 +730,28 @@ class Model(Scorer):
         scale, offset = fit_platt(self.recent_raw, labels)
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(labels),
                                     "source": "learned"}
+        log_odds = self.rule.log_odds(self.recent_raw)
         if "cutoffs_tuned" in self.meta:
             tuned = self.meta["cutoffs_tuned"]
             max_fpr, max_fnr = tuned.get("max_fpr", 0.001), tuned.get("max_fnr", 0.005)
-            spam, ham = tune_cutoffs(self.rule.log_odds(self.recent_raw), labels, max_fpr, max_fnr)
+            spam, ham = tune_cutoffs(log_odds, labels, max_fpr, max_fnr)
             self.cutoffs = Cutoffs(spam=spam, ham=ham)
             self.meta["cutoffs_tuned"] = {"max_fpr": max_fpr, "max_fnr": max_fnr, "messages": len(labels),
                                           "source": "learned"}
+        elif "cutoffs_fitted" in self.meta or not trained:
+            spam, ham = fit_cutoffs(log_odds, labels)
+            self.cutoffs = Cutoffs(spam=spam, ham=ham)
+            self.meta["cutoffs_fitted"] = {"messages": len(labels), "source": "learned"}
         return True
+
+    def fit_cutoffs(self, labels: list[int]) -> Cutoffs:
+        """Set the cutoffs from the held-out scores of the last `calibrate`
+        (calibration.fit_cutoffs); `learn` refits them the same way on the
+        scores learned mail had (refit_from_recent)."""
+        spam, ham = fit_cutoffs(self.held_out_log_odds, np.asarray(labels))
+        self.cutoffs = Cutoffs(spam=spam, ham=ham)
+        self.meta["cutoffs_fitted"] = {"messages": len(labels)}
+        return self.cutoffs
 
     def lookup(self, token: str) -> dict | None:
         """Weight and counts of one token, or None if the model never saw it."""

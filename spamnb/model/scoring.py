@@ -52,11 +52,11 @@ def too_little_evidence(known: int) -> str:
     return f"too little evidence: {known} known token{'' if known == 1 else 's'}, a verdict needs {MIN_EVIDENCE}"
 
 
-# The cutoffs a model is trained with, fixed as SpamBayes' (0.90 / 0.20) and
-# bogofilter's (0.99 / 0.45) are: what adapts to the user's mail is the
-# calibrated probability (fitted on mail each stretch of the training mail
-# came before), not the cutoffs, so they never hang on the few most
-# spam-like ham of the training mail.  Chosen by the worst result over
+# The cutoffs of a model that could not fit its own (calibration.fit_cutoffs
+# keeps the spam cutoff between SpamBayes' 0.90 and bogofilter's 0.99), and
+# the ham cutoff of every model: SpamBayes' 0.20.  What adapts to the user's
+# mail is mostly the calibrated probability, fitted on mail each stretch of
+# the training mail came before.  Chosen by the worst result over
 # bench/verdicts.py's protocols (BENCHMARKS.md, "Verdicts").
 SPAM_CUTOFF = 0.99
 HAM_CUTOFF = 0.2

@@ -173,7 +173,7 @@ def merge(models: list[Model]) -> tuple[Model, MergeReport]:
                 report.relabelled += earlier != label
         counts.merge(other.counts)
     merged = Model.from_counts(counts, first.options, first.cutoffs)
-    for key in ("calibration", "cutoffs_tuned"):
+    for key in ("calibration", "cutoffs_tuned", "cutoffs_fitted"):
         if key in first.meta:
             merged.meta[key] = first.meta[key]
     return merged, report
@@ -196,4 +196,5 @@ def store_cutoffs(path: str, cutoffs: Cutoffs, tuned: dict, options=None) -> Non
                              "tune again")
         model.cutoffs = cutoffs
         model.meta["cutoffs_tuned"] = tuned
+        model.meta.pop("cutoffs_fitted", None)
         model.save(path)

@@ -9,21 +9,20 @@ from conftest import SAMPLE
 from spamnb.app.metrics import miss_at_fpr
 from spamnb.learning.training import fit_tokenized
 from spamnb.model.options import TrainOptions
-from spamnb.model.scoring import MIN_BAND, MIN_EVIDENCE, probability
+from spamnb.model.scoring import MIN_BAND, MIN_EVIDENCE
 
 WORDS = 400
 
 
-def stream(rng, count: int, spam_share: float, tail: float = 0.0, hard: float = 0.0, drift: tuple[float, float] = (0.0, 0.0),
+def stream(rng, count: int, spam_share: float, hard: float = 0.0, drift: float = 0.0,
            length: int = 40):
     """`count` messages of made-up words, in order.  Ham draws 60 % of its
     words from the ham list, spam 60 % from the spam list, the rest from a
-    list both use; each list Zipf-ranked.  `tail`: the share of ham that are
-    newsletters (a third of their words from the spam list, a quarter their
-    own: the list's name, its footer); `hard`: the share written just as
+    list both use; each list Zipf-ranked.  `hard`: the share written just as
     spam is (a forwarded offer, an advertisement asked for).
-    `drift`: the share of spam's words taken from the ham list, growing
-    linearly from the first to the second value over the stream."""
+    `drift`: how far spam moves toward ham over the stream: by its end,
+    spam takes `drift` less of its words from the spam list (the shared list
+    makes up the rest) and a tenth of `drift` from the ham list."""
     ranks = 1.0 / (np.arange(WORDS) + 2.7)
     ranks /= ranks.sum()
 
@@ -34,14 +33,10 @@ def stream(rng, count: int, spam_share: float, tail: float = 0.0, hard: float = 
     for number in range(count):
         is_spam = rng.random() < spam_share
         if is_spam:
-            from_ham = drift[0] + (drift[1] - drift[0]) * number / max(count - 1, 1)
-            n_ham = rng.binomial(length, from_ham)
-            n_spam = rng.binomial(length - n_ham, 0.6)
+            later = drift * number / max(count - 1, 1)  # 0 at the start, `drift` at the end
+            n_ham = rng.binomial(length, later / 10)
+            n_spam = rng.binomial(length - n_ham, 0.6 - later)
             doc = words("spam", n_spam) + words("ham", n_ham) + words("both", length - n_ham - n_spam)
-        elif rng.random() < tail:  # a newsletter
-            n_spam = rng.binomial(length, 0.35)
-            n_news = rng.binomial(length - n_spam, 0.4)
-            doc = words("spam", n_spam) + words("news", n_news) + words("both", length - n_spam - n_news)
         elif rng.random() < hard:  # hard ham
             n_spam = rng.binomial(length, 0.6)
             doc = words("spam", n_spam) + words("both", length - n_spam)
@@ -118,16 +113,18 @@ def test_a_model_learned_from_nothing_keeps_an_unsure_band(tmp_path):
 
 
 def test_what_training_fits_holds_on_later_mail_that_drifts():
-    """Training ham with a spam-like tail (3 % newsletters), then later mail
-    in which spam borrows more and more ham words.  The stored cutoffs must
-    lose no later ham, flag the spam within 3 points of the best single
-    cutoff that loses at most 0.1 % of it, and leave at most 5 % unsure:
-    cutoffs hung on the tail (above the spammiest training ham) leave the
-    drifting spam unsure."""
-    rng = np.random.default_rng(11)
-    train_docs, train_labels = stream(rng, 4000, 0.5, tail=0.03)
-    test_docs, test_labels = stream(rng, 3000, 0.5, drift=(0.05, 0.3))
+    """Training ham with a spam-like tail (0.3 % hard ham, written as spam
+    is), then later mail in which spam moves toward ham: fewer spam words,
+    a few ham words.  The stored cutoffs must lose no later ham, flag the
+    spam within 3 points of the best single cutoff that loses at most 0.1 %
+    of it, and leave at most 5 % unsure.  Cutoffs hung on the tail (above the
+    spammiest training ham, as the rule before this one put them: 11.7 % of
+    the spam flagged, 41.8 % of the mail unsure) fail it."""
+    rng = np.random.default_rng(1)
+    train_docs, train_labels = stream(rng, 4000, 0.5, hard=0.003)
+    test_docs, test_labels = stream(rng, 3000, 0.5, drift=0.03)
     model = fit_tokenized(train_docs, train_labels, TrainOptions())
+    assert 0.9 <= model.cutoffs.spam <= 0.99
     scores = [model.score_tokens(doc) for doc in test_docs]
     labels = np.array(test_labels)
     verdicts = np.array([score.label for score in scores])
@@ -137,7 +134,6 @@ def test_what_training_fits_holds_on_later_mail_that_drifts():
     assert np.mean(ham == "spam") <= 0.001
     assert flagged >= best - 3, (flagged, best)
     assert np.mean(verdicts == "unsure") <= 0.05
-    # The score means what it says: of later messages called spam at P >= 0.99, about 99 % are.
+    # The score means what it says: of the later messages at P >= 0.99, at least 99 % are spam.
     called = np.array([score.probability for score in scores]) >= 0.99
-    assert labels[called].mean() >= 0.98
-    assert probability(0.0) == 0.5
+    assert called.sum() > 1000 and labels[called].mean() >= 0.99
