@@ -7,7 +7,6 @@ K-fold run costs one tokenization, not K.
 from __future__ import annotations
 
 import math
-import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
