@@ -252,8 +252,10 @@ def inspect_text(summary, spam_rows, ham_rows, looked_up):
     console.print(f"messages: {m['spam']:,} spam, {m['ham']:,} ham   vocabulary: {summary['vocabulary']:,} tokens")
     console.print(f"event model: {summary['event_model']}   alpha: {summary['alpha']:g}   "
                   f"min strength: {summary['min_strength']:g}   retrain margin: {summary['retrain_margin']:g}   "
-                  f"bias: {summary['bias']:+.3f}   cutoffs: spam ≥ {summary['cutoffs']['spam']:g}, "
-                  f"ham ≤ {summary['cutoffs']['ham']:g}")
+                  f"bias: {summary['bias']:+.3f}")
+    cutoffs = summary["cutoffs"]
+    console.print(f"cutoffs: spam ≥ {cutoffs['spam']:.4g}, ham ≤ {cutoffs['ham']:.4g}, unsure between"
+                  + (f" ({cutoffs['set_by']})" if cutoffs.get("set_by") else ""))
     size = f"{summary['file_bytes'] / 1e6:.1f} MB" if summary.get("file_bytes") else "?"
     console.print(f"created: {summary['created']}   updated: {summary['updated']}   file: {size}   "
                   f"messages on record: {summary['learned_digests']:,}")

@@ -821,7 +821,7 @@ class Model(Scorer):
             "bigrams": tokenizer.bigrams,
             "calibration": self.meta.get("calibration"),
             "bias": self.bias,
-            "cutoffs": {"spam": self.cutoffs.spam, "ham": self.cutoffs.ham},
+            "cutoffs": {"spam": self.cutoffs.spam, "ham": self.cutoffs.ham, "set_by": self.cutoffs_set_by()},
             "headers": list(tokenizer.headers),
             "stopwords": len(tokenizer.stopwords),
             "keywords": len(self.options.keywords),
@@ -830,6 +830,16 @@ class Model(Scorer):
             "learned_digests": len(self._sections.get("digests", ())),
             "file_bytes": getattr(self, "_file_size", None),
         }
+
+    def cutoffs_set_by(self) -> str:
+        """Where the cutoffs came from, in words."""
+        for key, what in (("cutoffs_tuned", "tuned by evaluate --tune"), ("cutoffs_fitted", "fitted")):
+            if key in self.meta:
+                source = self.meta[key]
+                if source.get("source") == "learned":
+                    return f"{what} on {source.get('messages', 0):,} learned messages"
+                return f"{what} on {source.get('messages', 0):,} training messages"
+        return "set by hand" if self.meta.get("calibration") else "defaults"
 
     def top_tokens(self, n: int, spam: bool = True) -> list[dict]:
         """The n tokens with the largest (spam) or smallest (ham) weight."""
