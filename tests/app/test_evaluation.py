@@ -91,7 +91,7 @@ def test_evaluate_reads_an_index_file(tmp_path):
     index.write_text("\n".join(lines) + "\n")
     result = run_spamnb("evaluate", index, "--online", "--shuffle", "--format", "json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["messages"] == {"spam": 46, "ham": 46}
+    assert json.loads(result.stdout)["messages"] == {"spam": 60, "ham": 60}
     bad = tmp_path / "bad-index"
     bad.write_text("maybe\tx\n")
     failed = run_spamnb("evaluate", bad)

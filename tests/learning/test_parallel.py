@@ -42,7 +42,7 @@ def test_worker_processes_give_the_serial_model(tmp_path, monkeypatch):
     train_with(None, 1, tmp_path / "serial", monkeypatch)
     with local_pool(2) as (pool, workers):
         report = train_with(pool, workers, tmp_path / "parallel", monkeypatch)
-    assert report.messages == {"spam": 46, "ham": 46}
+    assert report.messages == {"spam": 60, "ham": 60}
     same_model(tmp_path / "serial", tmp_path / "parallel")
 
 
@@ -98,7 +98,7 @@ def test_merge_equals_training_on_the_union(tmp_path):
                           "--retrain-margin", "0").returncode == 0
     merged = run_spamnb("merge", tmp_path / "a.m", tmp_path / "b.m", "-o", tmp_path / "ab.m")
     assert merged.returncode == 0, merged.stderr.decode()
-    assert b"46 spam + 46 ham" in merged.stdout and merged.stderr == b""
+    assert b"60 spam + 60 ham" in merged.stdout and merged.stderr == b""
     union = run_spamnb("train", "--spam", tmp_path / "a/spam", "--spam", tmp_path / "b/spam",
                        "--ham", tmp_path / "a/ham", "--ham", tmp_path / "b/ham", "--model", tmp_path / "all.m", "-q",
                        "--retrain-margin", "0")
