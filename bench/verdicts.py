@@ -369,6 +369,41 @@ def line(tool: str, protocol: str, r: dict) -> str:
             f"ECE {ece}  1-ROCA {r['roca']:.3f}")
 
 
+def markdown(results: dict) -> str:
+    """The figures as BENCHMARKS.md shows them."""
+    out = ["| protocol | tool | ham lost | spam flagged | best at ≤ 0.1 % ham lost | unsure (ham / spam) "
+           "| cutoffs ham / spam | ECE | 1-ROCA % |", "|---|---|---:|---:|---:|---|---|---:|---:|"]
+    for protocol, tools in results.items():
+        for tool, r in tools.items():
+            best = "–" if r.get("best") is None else f"{r['best']:.1f} %"
+            cut = f"{r['cutoffs']['ham']:.3g} / {r['cutoffs']['spam']:.4g}" if "cutoffs" in r else (
+                f"band ≥ {r['band']:.3f}" if "band" in r else "–")
+            ece = f"{r['ece']:.3f}" if "ece" in r else "–"
+            out.append(f"| {protocol} | {tool} | {r['ham_lost']:.2f} % ({r['ham_lost_n']}) | {r['spam_flagged']:.1f} % "
+                       f"| {best} | {r['unsure']:.1f} % ({r['unsure_ham']:.1f} / {r['unsure_spam']:.1f}) | {cut} "
+                       f"| {ece} | {r['roca']:.3f} |")
+    for protocol, tools in results.items():
+        for tool, r in tools.items():
+            if r.get("blocks"):
+                out += ["", f"{protocol}, {tool}, per later block of 1,000 messages (ham lost % / spam flagged % / "
+                        "unsure %):", "", " ".join(f"{b['ham_lost']:.1f}/{b['spam_flagged']:.0f}/{b['unsure']:.0f}"
+                                                  for b in r["blocks"])]
+            if r.get("checkpoints"):
+                out += ["", f"{protocol}, {tool}: the next 500 after N learned (N: band, ham lost %, spam flagged %, "
+                        "unsure %):", "", "; ".join(
+                            f"{c['learned']}: {c.get('band', 0):.2f}, {c['ham_lost']:.1f}, {c['spam_flagged']:.0f}, "
+                            f"{c['unsure']:.0f}" for c in r["checkpoints"])]
+    out += ["", "Reliability (10 equal bins of P(spam): messages, mean P, share that is spam):", ""]
+    out += ["| protocol | ECE | " + " | ".join(f"{b / 10:.1f}–{(b + 1) / 10:.1f}" for b in range(10)) + " |",
+            "|---|---:|" + "---|" * 10]
+    for protocol, tools in results.items():
+        r = tools.get("spamnb", {})
+        if "reliability" in r:
+            cells = [f"{n}: {p:.2f} → {share:.2f}" if n else "0" for _, n, p, share in r["reliability"]]
+            out.append(f"| {protocol} | {r['ece']:.3f} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--protocol", action="append", choices=PROTOCOLS, help="default: all")
@@ -376,7 +411,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--scores", help="keep spamnb's test and held-out scores here (npz a row)")
+    parser.add_argument("--markdown", metavar="JSON", help="print the tables of an earlier --json run, run nothing")
     args = parser.parse_args()
+    if args.markdown:
+        print(markdown(json.loads(Path(args.markdown).read_text())))
+        return
     protocols = args.protocol or list(PROTOCOLS)
     tools = args.tool or ["spamnb", "bogofilter"]
     if "bogofilter" in tools and shutil.which("bogofilter") is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..errors import EXIT_INPUT_ERROR, InputError
 from ..record import Record
 from .render import ScoreWriter
-from ..model.scoring import LABEL_SPAM, LABEL_UNSURE, Cutoffs, Score
+from ..model.scoring import LABEL_SPAM, LABEL_UNSURE, Cutoffs, Score, has_no_evidence
 from ..mail.sources import MAX_MESSAGE_BYTES, Skipped, display, read_messages
 from .verdict import is_not_mail, judge
 from ..workers import Batches
@@ -74,7 +74,7 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
     def collect(origins: list[str], scores: list[Score]) -> None:  # in reading order
         for origin, score in zip(origins, scores):
             outcome.labels.append(score.label)
-            if score.reason:
+            if score.reason and not has_no_evidence(score):  # that one is a verdict: the output says it
                 outcome.notes.append(f"{display(origin)}: {score.reason}")
                 outcome.not_mail += is_not_mail(score)
             writer.write(origin, score)

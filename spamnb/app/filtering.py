@@ -36,7 +36,7 @@ import re
 import sys
 
 from ..mail.digest import STATUS_HEADER
-from ..model.scoring import LABEL_HAM, LABEL_SPAM, Cutoffs, Score
+from ..model.scoring import LABEL_HAM, LABEL_SPAM, Cutoffs, Score, has_no_evidence
 from ..mail.sources import MAX_MESSAGE_BYTES
 
 VERDICT_WORDS = {LABEL_SPAM: "Yes", LABEL_HAM: "No"}
@@ -286,7 +286,7 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
         print(f"spamnb: cannot write the message to standard output ({error.strerror or error}); "
               "exit 75 so that the mail system keeps it and retries", file=sys.stderr)
         return EXIT_TEMPFAIL
-    if score.reason:
+    if score.reason and not has_no_evidence(score):  # that one is a verdict: the status field says it
         print(f"spamnb: {score.reason}", file=sys.stderr)
     if exit_code:
         return {LABEL_SPAM: 0, LABEL_HAM: 1}.get(score.label, 2)

@@ -194,10 +194,12 @@ def answer(model, method: str, headers: dict[str, str], body: bytes, timeout: fl
 
 def _symbols(score) -> str:
     """The verdict's symbol (SPAMNB_SPAM, SPAMNB_HAM, SPAMNB_UNSURE), then why
-    a message was not scored: SPAMNB_NOT_MAIL, SPAMNB_TIMEOUT.  spamd's answer
+    a message was not scored (SPAMNB_NOT_MAIL, SPAMNB_TIMEOUT) or has no
+    verdict (SPAMNB_NO_EVIDENCE: too few known tokens).  spamd's answer
     has only Spam: True or False, so an unsure message says False, and these
     are where a client sees which it was."""
     from .deadline import timed_out
+    from ..model.scoring import has_no_evidence
     from .verdict import is_not_mail
 
     names = [f"SPAMNB_{score.label.upper()}"]
@@ -205,6 +207,8 @@ def _symbols(score) -> str:
         names.append("SPAMNB_NOT_MAIL")
     elif timed_out(score):
         names.append("SPAMNB_TIMEOUT")
+    elif has_no_evidence(score):
+        names.append("SPAMNB_NO_EVIDENCE")
     return ",".join(names)
 
 

@@ -49,7 +49,16 @@ NO_EVIDENCE = math.nan  # the raw score of a message under MIN_EVIDENCE
 
 def too_little_evidence(known: int) -> str:
     """The reason a message with `known` known tokens gets no verdict."""
-    return f"too little evidence: {known} known token{'' if known == 1 else 's'}, a verdict needs {MIN_EVIDENCE}"
+    return f"{_NO_EVIDENCE_START}{known} known token{'' if known == 1 else 's'}, a verdict needs {MIN_EVIDENCE}"
+
+
+_NO_EVIDENCE_START = "too little evidence: "
+
+
+def has_no_evidence(score) -> bool:
+    """Whether a Score is unsure for want of evidence (a verdict the rule
+    gives, where a reason such as "not mail" says the message was not scored)."""
+    return (score.reason or "").startswith(_NO_EVIDENCE_START)
 
 
 # The cutoffs of a model that could not fit its own (calibration.fit_cutoffs
