@@ -545,7 +545,8 @@ def parse(data: bytes, max_parts: int, max_depth: int):
 
     At most `max_parts` entities (containers included) are visited, and the
     children of an entity at depth `max_depth` are not.  A multipart whose
-    boundary never appears is a leaf holding its whole body; a message/*
+    boundary never appears is a leaf holding its whole body, unless it is
+    itself a part of a multipart: then it has nothing to show; a message/*
     part holds a nested message, message/delivery-status one per header
     block.  An attached message's header block comes first as AttachedHeaders.
     """
@@ -555,12 +556,13 @@ def parse(data: bytes, max_parts: int, max_depth: int):
 
 def _walk(data, top_fields, top_body, top_pushback, max_parts, max_depth):
     # Each entry: (fields or None, start, end, default type, strip, depth,
-    # pushed-back line, whether it is an attached message).  An entity's
-    # header block is read when it is visited, so the bounds also bound the work.
-    stack = [(top_fields, top_body, len(data), "text/plain", False, 0, top_pushback, False)]
+    # pushed-back line, whether it is an attached message, whether it is a
+    # part of a multipart).  An entity's header block is read when it is
+    # visited, so the bounds also bound the work.
+    stack = [(top_fields, top_body, len(data), "text/plain", False, 0, top_pushback, False, False)]
     seen = 0
     while stack and seen < max_parts:
-        fields, start, end, default, strip, depth, pushback, attached = stack.pop()
+        fields, start, end, default, strip, depth, pushback, attached, in_multipart = stack.pop()
         seen += 1
         if fields is None:
             fields, start, pushback = read_headers(data, start, end)
@@ -570,12 +572,12 @@ def _walk(data, top_fields, top_body, top_pushback, max_parts, max_depth):
         children = None
         limit = max_parts - seen if depth < max_depth else 1
         if ctype == "message/delivery-status":
-            children = [(None, s, e, "text/plain", False, depth + 1, b"", False)
+            children = [(None, s, e, "text/plain", False, depth + 1, b"", False, False)
                         for s, e in _blocks(data, start, end, limit)]
             if children:  # the email package strips the last block's line end, as a part's
                 children[-1] = children[-1][:4] + (strip,) + children[-1][5:]
         elif ctype.startswith("message/"):
-            children = [(None, start, end, "text/plain", strip, depth + 1, b"", ctype in _ATTACHED_MESSAGES)]
+            children = [(None, start, end, "text/plain", strip, depth + 1, b"", ctype in _ATTACHED_MESSAGES, False)]
         elif ctype.startswith("multipart/"):
             boundary = param(fields, "boundary")
             if boundary is not None:
@@ -583,9 +585,17 @@ def _walk(data, top_fields, top_body, top_pushback, max_parts, max_depth):
                 ranges = _split(data, start, end, boundary, max(limit, 1))
                 if ranges is not None:
                     kind = "message/rfc822" if ctype == "multipart/digest" else "text/plain"
-                    children = [(None, s, e, kind, True, depth + 1, b"", False) for s, e in ranges]
-            if children is None:  # no boundary line at all: read as one body (no line end stripped)
-                yield Part(fields, ctype, pushback + data[start:end])
+                    children = [(None, s, e, kind, True, depth + 1, b"", False, True) for s, e in ranges]
+            if children is None:
+                # No boundary line at all.  A message so (top level, or an
+                # attached one) is one body to a client, and read as one
+                # (no line end stripped).  A part of a multipart so shows
+                # nothing: all it holds is a preamble, which no client
+                # shows (ham words there took an evasion pair's spam from
+                # +6.06 to +2.49 log-odds on the sample model).
+                # No message of the shared corpora has such a part.
+                if not in_multipart:
+                    yield Part(fields, ctype, pushback + data[start:end])
                 continue
         else:
             body = pushback + data[start:end]

@@ -142,6 +142,16 @@ def test_boundaryless_multipart_is_one_body():
     assert decoded.texts[0].split() == ["hi", "--z", "--zzz"] and decoded.attachments == []
 
 
+def test_a_part_that_is_a_multipart_whose_boundary_never_occurs_shows_nothing():
+    # All it holds is a preamble; a message (or an attached one) so is still one body.
+    raw = (b"Content-Type: multipart/mixed; boundary=b\n\n--b\n\nshown\n"
+           b"--b\nContent-Type: multipart/alternative; boundary=c\n\nhidden preamble\n--cc\n--b--\n")
+    assert leaves(raw)[1] == [("text/plain", b"shown")]
+    attached = (b"Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/rfc822\n\n"
+                b"Content-Type: multipart/alternative; boundary=c\n\nattached body\n--b--\n")
+    assert leaves(attached)[1] == [("multipart/alternative", b"attached body\n")]
+
+
 def test_message_rfc822_is_a_nested_message():
     raw = (b"Subject: outer\nContent-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/rfc822\n\n"
            b"Subject: inner\nContent-Type: text/plain\n\nforwarded words\n--b--\n")
