@@ -383,6 +383,8 @@ SETTINGS = {
     "a fraction for a count": ("[classify]\njobs = 2.5\n", b"[classify] jobs: 2.5 is not a whole number"),
     "an unknown key": ("spam-cutof = 0.5\n", b"no setting 'spam-cutof'"),
     "NUL in a string": ("model = \"a\\u0000b\"\n", b"model: holds a NUL character"),
+    "arrays 100,000 deep": ("model = " + "[" * 100_000 + "]" * 100_000 + "\n", b"nested too deeply"),
+    "inline tables 500 deep": ("model = " + "{a = " * 500 + "1" + "}" * 500 + "\n", b"nested too deeply"),
 }
 
 
