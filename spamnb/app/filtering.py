@@ -35,6 +35,7 @@ import os
 import re
 import sys
 
+from ..errors import say_on_stderr
 from ..mail.digest import STATUS_HEADER
 from ..model.scoring import LABEL_HAM, LABEL_SPAM, Cutoffs, Score
 from ..mail.sources import MAX_MESSAGE_BYTES
@@ -246,13 +247,13 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
     delivery = _current or Delivery()
     _current = delivery
     if delivery.problem:
-        print(f"spamnb: {delivery.problem}; nothing to filter", file=sys.stderr)
+        say_on_stderr(f"{delivery.problem}; nothing to filter")
         delivery.reported = True
         return EXIT_TEMPFAIL
     try:
         head = delivery.read_head(max_size or MAX_MESSAGE_BYTES)
     except OSError as error:
-        print(f"spamnb: cannot read standard input ({error.strerror or error})", file=sys.stderr)
+        say_on_stderr(f"cannot read standard input ({error.strerror or error})")
         return _pass_through(delivery)
     try:
         from .deadline import score_within
@@ -277,16 +278,16 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
             raise ValueError(f"no end of the header block in the first {len(head):,} bytes "
                              "(--max-size)") from None
     except Exception as error:  # noqa: BLE001 -- whatever went wrong, the mail goes through
-        print(f"spamnb: {error}", file=sys.stderr)
+        say_on_stderr(error)
         return _pass_through(delivery)
     try:
         delivery.send(tagged)
     except OSError as error:
-        print(f"spamnb: cannot write the message to standard output ({error.strerror or error}); "
-              "exit 75 so that the mail system keeps it and retries", file=sys.stderr)
+        say_on_stderr(f"cannot write the message to standard output ({error.strerror or error}); "
+                      "exit 75 so that the mail system keeps it and retries")
         return EXIT_TEMPFAIL
     if score.reason:
-        print(f"spamnb: {score.reason}", file=sys.stderr)
+        say_on_stderr(score.reason)
     if exit_code:
         return {LABEL_SPAM: 0, LABEL_HAM: 1}.get(score.label, 2)
     return 0
@@ -299,10 +300,10 @@ def _pass_through(delivery: Delivery) -> int:
     try:
         delivery.send(delivery.head)
     except OSError as error:
-        print(f"spamnb: cannot write the message to standard output ({error.strerror or error}); "
-              "exit 75 so that the mail system keeps it and retries", file=sys.stderr)
+        say_on_stderr(f"cannot write the message to standard output ({error.strerror or error}); "
+                      "exit 75 so that the mail system keeps it and retries")
         return EXIT_TEMPFAIL
-    print("spamnb: message passed through unchanged", file=sys.stderr)
+    say_on_stderr("message passed through unchanged")
     return EXIT_TEMPFAIL
 
 
@@ -331,7 +332,7 @@ def main(args: list[str]) -> int:
     except SystemExit as done:
         status = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     except BaseException as error:  # noqa: BLE001 -- the message still goes through
-        print(f"spamnb: {type(error).__name__}: {error}", file=sys.stderr)
+        say_on_stderr(f"{type(error).__name__}: {error}")
         status = EXIT_TEMPFAIL
     if delivery.sent:
         return status
@@ -339,12 +340,12 @@ def main(args: list[str]) -> int:
         return status  # --help at a terminal: nothing to deliver
     if delivery.problem:
         if not delivery.reported:
-            print(f"spamnb: {delivery.problem}; nothing to filter", file=sys.stderr)
+            say_on_stderr(f"{delivery.problem}; nothing to filter")
         return EXIT_TEMPFAIL
     try:
         return _pass_through(delivery)
     except BaseException as error:  # noqa: BLE001
-        print(f"spamnb: {error}", file=sys.stderr)
+        say_on_stderr(error)
         return EXIT_TEMPFAIL
 
 
