@@ -24,6 +24,9 @@ continuation lines) from the top, and the new field goes at the end of that
 run, with the line ending of the field before it: so every reader that sees
 any header sees it, whether the block ends with an empty line, a line
 holding only blanks, a line that is not a field, or the end of the message.
+(When a line holding only blanks ends the run, the new field goes before
+the run's last field instead: some readers take that line for a fold of
+the field above it, which must not be the new one.)
 Stale copies of the field (a sender's forgery) are removed from the header
 section, up to the first empty line; the body, after it, is never touched.
 """
@@ -159,6 +162,15 @@ def with_status_header(raw: bytes, value: str, name: str = STATUS_HEADER, comple
         before += newline  # the last field ended the message without a line end
     between = stale.sub(b"", raw[run_end:section_end])
     line = f"{name}: {value}".encode("ascii", "replace") + newline
+    if raw.startswith((b" ", b"\t"), run_end):
+        # The run ends at a line of blanks only, which a reader that does
+        # not take it for the empty line (Python's email, mime.read_headers)
+        # reads as a fold of the field above it: after the run, the new
+        # field would take it into its value.  Before the run's last field,
+        # that fold stays that field's, as it was, for every reader.
+        starts = [found.start() for found in re.finditer(line_start + _FIELD, before)]
+        if starts:
+            return before[:starts[-1]] + line + before[starts[-1]:] + between + raw[section_end:]
     return before + line + between + raw[section_end:]
 
 
