@@ -168,9 +168,12 @@ def with_status_header(raw: bytes, value: str, name: str = STATUS_HEADER, comple
         # reads as a fold of the field above it: after the run, the new
         # field would take it into its value.  Before the run's last field,
         # that fold stays that field's, as it was, for every reader.
-        starts = [found.start() for found in re.finditer(line_start + _FIELD, before)]
-        if starts:
-            return before[:starts[-1]] + line + before[starts[-1]:] + between + raw[section_end:]
+        from collections import deque
+
+        last = deque(re.finditer(line_start + _FIELD, before), maxlen=1)  # one match held, however many fields
+        if last:
+            start = last[0].start()
+            return before[:start] + line + before[start:] + between + raw[section_end:]
     return before + line + between + raw[section_end:]
 
 
