@@ -198,6 +198,59 @@ def test_base64_with_junk_missing_padding_and_garbage():
     assert mime.transfer_decode(b"aGk=\n--list footer, see http://x.example/\n", fields) == b"hi"
 
 
+def email_package_uudecode(data: bytes):
+    import email.message
+
+    try:
+        return email.message._decode_uu(data)
+    except ValueError:
+        return "unreadable"
+
+
+def test_uuencoded_bodies_decode_as_the_email_package_decodes_them(monkeypatch):
+    import random
+
+    uu = [("content-transfer-encoding", b"x-uuencode")]
+    assert mime.transfer_decode(b"begin 644 a.txt\n#:&D*\n`\nend\n", uu) == b"hi\n"
+    assert mime.transfer_decode(b"begin 644 a.txt\n#:&D*\n\n`\nend\n", uu) == b"begin 644 a.txt\n#:&D*\n\n`\nend\n"
+    rng = random.Random(3)
+    pieces = [b"begin 644 a\n", b"begin 0o7 x\r\n", b"begin x y\n", b"begin 644", b"begin 644\tname\n", b"end\n",
+              b" end \r", b"\x0cend", b"\n", b"\r", b"\r\n", b"M", b"!", b"`", b" ", b"A", b"~", b"%86)C", b"#86)C\n",
+              b"`x", b"en", b"d", b"\x00", b"\xe0"]
+    for block in (1, 2, 5, 1 << 16):  # blocks that end at every line, and the real size
+        monkeypatch.setattr(mime, "_UU_BLOCK", block)
+        for _ in range(10_000):
+            data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+            try:
+                ours = mime._uudecode(data)
+            except ValueError:
+                ours = "unreadable"
+            assert ours == email_package_uudecode(data), (block, data)
+
+
+def test_boundary_lines_are_found_where_a_pattern_of_the_boundary_finds_them():
+    import random
+    import re
+
+    rng = random.Random(4)
+    for _ in range(30_000):
+        boundary = rng.choice([b"b", b"bb", b"b-", b"-", b"--", b"a.b", b"b b", b"(b)"])
+        pieces = [b"\n", b"\r", b"\r\n", b"--", b"-", b"b", b" ", b"\t", b"x", b"--" + boundary,
+                  b"\n--" + boundary, b"\r\n--" + boundary + b"--", b"--" + boundary + b" x"]
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 20)))
+        end = rng.randint(0, len(data))
+        pattern = re.compile(b"[\r\n]--" + re.escape(boundary) + rb"(--)?(?:[ \t][^\r\n]*+)?(?:\r\n|\r|\n|\Z)")
+        lines = mime._BoundaryLines(data, end, boundary)
+        position = rng.randint(0, len(data))
+        for _ in range(5):  # rising positions, as _split asks
+            found = pattern.search(data, position, end)
+            expected = None if found is None else (found.start(), found.end(), found.group(1) is not None)
+            assert lines.search(position) == expected, (boundary, data, end, position)
+            if found is None:
+                break
+            position = found.end() - 1 + rng.randint(0, 2)
+
+
 def test_quoted_printable_soft_breaks_and_unknown_encodings():
     qp = [("content-transfer-encoding", b"Quoted-Printable")]
     assert mime.transfer_decode(b"caf=C3=A9 au l=\nait=\r\n!", qp) == "café au lait!".encode()
