@@ -288,3 +288,89 @@ def test_bounds_past_which_a_message_says_so():
     empty = b"Content-Type: text/html" + b" ;" * 7000 + b"\n\nbody\n"  # as one spam of the corpora: nothing left out
     assert cut(empty) == ([], [])
     assert cut(b"To: " + b"a@b.example, " * 300 + b"\nSubject: hi\n\nbody\n") == ([], [])
+
+
+# -- near the limits: cost against ordinary input of the same size -----------
+#
+# Shapes that were linear but dear: a constant factor, not a square, took them
+# near the 2 s and 500 MB a message may cost at full size.  Each is checked
+# against input of its size that real mail has, in the same run: CPU time by
+# ratio (as above), and memory by the peak Python allocates per input byte.
+
+
+def assert_no_dearer_than(function, hostile, ordinary, ratio: float) -> None:
+    """function(hostile) takes at most `ratio` times the CPU time of function(ordinary)."""
+    function(hostile)  # warm
+    function(ordinary)
+    times_hostile, times_ordinary = [], []
+    for _ in range(3):  # rounds, as assert_linear takes them
+        for _ in range(REPEATS):
+            times_ordinary.append(cpu_seconds(function, ordinary))
+            times_hostile.append(cpu_seconds(function, hostile))
+        found = min(times_hostile) / max(min(times_ordinary), 1e-6)
+        if found <= ratio:
+            break
+    shown = f"hostile {min(times_hostile):.4f} s, ordinary {min(times_ordinary):.4f} s, ratio {found:.2f}"
+    if os.environ.get("SPAMNB_SCALING_SHOW"):
+        print("\n  " + shown)
+    assert found <= ratio, shown
+
+
+def peak_bytes(function, argument) -> int:
+    """The most memory Python held at once during function(argument), beyond what it held before."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        function(argument)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+# Bytes allocated at once per byte of input: ordinary HTML and text take 4-8.
+MEMORY_PER_BYTE = 20
+ORDINARY_HTML = "<p>" + "<b class='x'>word</b> &amp; " * 14_000
+
+
+def html_message_budget(markup: str):
+    return html_to_text(markup, HtmlBudget())
+
+
+def test_a_start_tag_of_many_attributes_costs_what_ordinary_markup_costs():
+    # html.parser's pattern kept a place to go back to per attribute: 500 MB
+    # for a million (277 bytes per byte), and 2.6 times ordinary markup's time.
+    markup = "<a" + " b" * 200_000 + " href='http://x.example/'>text</a>"
+    assert len(markup) >= len(ORDINARY_HTML)
+    assert peak_bytes(html_message_budget, markup) <= MEMORY_PER_BYTE * len(markup)
+    assert_no_dearer_than(html_message_budget, markup, ORDINARY_HTML, 1.5)
+
+
+UUENCODED = b"Subject: x\nContent-Type: text/plain\nContent-Transfer-Encoding: x-uuencode\n\nbegin 644 f.txt\n"
+
+
+def test_uuencoded_lines_are_decoded_in_bounded_memory():
+    # Every line and its decoding were held at once: 67 bytes per byte.
+    raw = UUENCODED + b"!\n" * 500_000 + b"end\n"
+    assert peak_bytes(decode_message, raw) <= MEMORY_PER_BYTE * len(raw)
+
+
+def test_text_of_alternating_scripts_costs_what_words_cost():
+    # A Python step per Han run, however many past the budget: 10 times the time of words.
+    alternating = "a发" * 100_000
+    words = "a b " * 50_000
+    assert_no_dearer_than(lambda text: text_tokens(text, OPTIONS, Budget()), alternating, words, 5.0)
+
+
+def test_a_long_boundary_costs_what_a_short_one_costs():
+    # The boundary went into a regular expression, whose compiler is Python:
+    # at 200 KB, 40 times the time of a message of a short boundary and as many bytes.
+    fresh = iter(range(10 ** 9))  # a new boundary each call: re's cache of compiled patterns would hide the cost
+
+    def decode_multipart(shape: tuple[int, int]):
+        boundary_length, body_words = shape
+        boundary = b"%d" % next(fresh) + b"x" * boundary_length
+        return decode_message(b"Content-Type: multipart/mixed; boundary=" + boundary + b"\n\n--" + boundary
+                              + b"\n\n" + b"body words " * body_words + b"\n--" + boundary + b"--\n")
+
+    assert_no_dearer_than(decode_multipart, (200_000, 1), (10, 55_000), 10.0)
