@@ -49,23 +49,28 @@ UNBOUNDED = 10 ** 9
 
 
 def assert_linear(function, make, n: int) -> None:
-    small, large = make(n // 2), make(2 * n)
-    function(small)  # warm: imports, compiled patterns, jieba's dictionary
-    times_small, times_large = [], []
+    assert_time_ratio(function, make(2 * n), make(n // 2), RATIO, "2n", f"n/2={n // 2}")
+
+
+def assert_time_ratio(function, dear, cheap, limit: float, dear_name: str, cheap_name: str) -> None:
+    """function(dear) takes at most `limit` times the CPU time of function(cheap)."""
+    function(cheap)  # warm: imports, compiled patterns, jieba's dictionary
+    function(dear)
+    times_cheap, times_dear = [], []
     # Up to three rounds of REPEATS, keeping the best of all, before a
     # verdict: a quadratic stage stays near 16 however often it is timed, so
     # further rounds cost time only when a stage is slow, and never hide one.
     for _ in range(3):
         for _ in range(REPEATS):
-            times_small.append(cpu_seconds(function, small))
-            times_large.append(cpu_seconds(function, large))
-        ratio = min(times_large) / max(min(times_small), 1e-6)
-        if ratio <= RATIO:
+            times_cheap.append(cpu_seconds(function, cheap))
+            times_dear.append(cpu_seconds(function, dear))
+        ratio = min(times_dear) / max(min(times_cheap), 1e-6)
+        if ratio <= limit:
             break
-    shown = f"n/2={n // 2}: {min(times_small):.4f} s, 2n: {min(times_large):.4f} s, ratio {ratio:.2f}"
+    shown = f"{cheap_name}: {min(times_cheap):.4f} s, {dear_name}: {min(times_dear):.4f} s, ratio {ratio:.2f}"
     if os.environ.get("SPAMNB_SCALING_SHOW"):
         print("\n  " + shown)
-    assert ratio <= RATIO, shown
+    assert ratio <= limit, shown
 
 
 def test_the_check_catches_a_quadratic_stage():
@@ -300,20 +305,7 @@ def test_bounds_past_which_a_message_says_so():
 
 def assert_no_dearer_than(function, hostile, ordinary, ratio: float) -> None:
     """function(hostile) takes at most `ratio` times the CPU time of function(ordinary)."""
-    function(hostile)  # warm
-    function(ordinary)
-    times_hostile, times_ordinary = [], []
-    for _ in range(3):  # rounds, as assert_linear takes them
-        for _ in range(REPEATS):
-            times_ordinary.append(cpu_seconds(function, ordinary))
-            times_hostile.append(cpu_seconds(function, hostile))
-        found = min(times_hostile) / max(min(times_ordinary), 1e-6)
-        if found <= ratio:
-            break
-    shown = f"hostile {min(times_hostile):.4f} s, ordinary {min(times_ordinary):.4f} s, ratio {found:.2f}"
-    if os.environ.get("SPAMNB_SCALING_SHOW"):
-        print("\n  " + shown)
-    assert found <= ratio, shown
+    assert_time_ratio(function, hostile, ordinary, ratio, "hostile", "ordinary")
 
 
 def peak_bytes(function, argument) -> int:
