@@ -478,58 +478,79 @@ class Part:
         self.body = body
 
 
-# What follows "--" and the boundary on a boundary line: "--" for the
-# closing one, then the line end, or a blank and anything up to the line end.
-_BOUNDARY_TAIL = re.compile(rb"(--)?(?:[ \t][^\r\n]*+)?(?:\r\n|\r|\n|\Z)")
+# A boundary line: "--" boundary, "--" for the closing one, then the line
+# end, or a blank and anything up to the line end.  RFC 2046 5.1.1 asks
+# implementors to match the boundary at the start of the line, not the
+# whole line; mime4j does, and a client that does shows the parts of
+# "--b1 x" lines, which we read as one undecoded body (-6.65).  The rest
+# must start with a blank: "--b1x" or "--b1--x" may be the line of
+# another boundary that starts with this one (a nested multipart's
+# "b1x"), which a reader that matched prefixes alone would cut apart.
+# The search includes the line end before it, so a match is always at
+# a line start and a bytes search skips everything else; the rest of
+# the line is read once (possessive), so the search stays linear.
+_BOUNDARY_TAIL = rb"(--)?(?:[ \t][^\r\n]*+)?(?:\r\n|\r|\n|\Z)"
+_BOUNDARY_REST = re.compile(_BOUNDARY_TAIL)
+# Boundaries up to this long go into a regular expression; re's compiler
+# takes a Python step per character (a boundary of 1 MB took 3 s), so a
+# longer one is found by bytes.find instead, at a Python step per line,
+# which its length bounds (RFC 2046 allows 70 characters).
+_COMPILED_BOUNDARY = 100
 
 
-class _BoundaryLines:
-    """The boundary lines of one boundary in data[:end], in order.
+def _boundary_search(boundary: bytes):
+    """search(data, position, end): the first boundary line whose line end
+    before it is at or after `position`, as a match (start() is that line
+    end, end() the line's end, group(1) "--" on the closing line), or None."""
+    if len(boundary) <= _COMPILED_BOUNDARY:
+        return re.compile(b"[\r\n]--" + re.escape(boundary) + _BOUNDARY_TAIL).search
+    return _LongBoundary(boundary).search
 
-    A boundary line is "--" boundary, "--" for the closing one, then the line
-    end, or a blank and anything up to the line end.  RFC 2046 5.1.1 asks
-    implementors to match the boundary at the start of the line, not the
-    whole line; mime4j does, and a client that does shows the parts of
-    "--b1 x" lines, which we read as one undecoded body (-6.65).  The rest
-    must start with a blank: "--b1x" or "--b1--x" may be the line of
-    another boundary that starts with this one (a nested multipart's
-    "b1x"), which a reader that matched prefixes alone would cut apart.
 
-    Found by bytes.find of the line end before the line and "--" boundary
-    (a CR or an LF: the boundary holds neither, so two finds of one never
-    overlap), each find remembered until a search starts past what it found,
-    so the searches stay linear; the rest of the line is read once
-    (possessive).  Not a regular expression holding the boundary: re's
-    compiler takes a Python step per character (a boundary of 1 MB, 3 s)."""
+class _LongBoundary:
+    """The boundary line search of a long boundary: a bytes.find of the line
+    end before the line and "--" boundary (a CR or an LF: the boundary holds
+    neither, so the finds of one never overlap), each find remembered until a
+    search starts past what it found (_split's searches only go forward), then
+    the rest of the line as the pattern reads it."""
 
-    __slots__ = ("data", "end", "marks", "found")
+    __slots__ = ("marks", "found")
 
-    def __init__(self, data: bytes, end: int, boundary: bytes) -> None:
-        self.data, self.end = data, end
+    def __init__(self, boundary: bytes) -> None:
         self.marks = (b"\n--" + boundary, b"\r--" + boundary)
-        self.found = [(-1, -1), (-1, -1)]  # per mark: (searched from, found at or -1)
+        self.found = [-2, -2]  # per mark: where it was found, -1 nowhere further, -2 not looked for
 
-    def _next_mark(self, which: int, position: int) -> int:
-        searched_from, at = self.found[which]
-        if searched_from < 0 or position < searched_from or (at >= 0 and position > at):
-            at = self.data.find(self.marks[which], position, self.end)
-            self.found[which] = (position, at)
-        return at
-
-    def search(self, position: int) -> tuple[int, int, bool] | None:
-        """The first boundary line whose line end before it is at or after
-        `position`: (that line end's offset, the line's end, whether it is
-        the closing line), or None."""
-        mark_length = len(self.marks[0])
+    def search(self, data: bytes, position: int, end: int):
         while True:
-            at_lf, at_cr = self._next_mark(0, position), self._next_mark(1, position)
+            for which in (0, 1):
+                if self.found[which] == -2 or 0 <= self.found[which] < position:
+                    self.found[which] = data.find(self.marks[which], position, end)
+            at_lf, at_cr = self.found
             if at_lf < 0 and at_cr < 0:
                 return None
             at = at_cr if at_lf < 0 or 0 <= at_cr < at_lf else at_lf
-            tail = _BOUNDARY_TAIL.match(self.data, at + mark_length, self.end)
-            if tail is not None:
-                return at, tail.end(), tail.group(1) is not None
+            rest = _BOUNDARY_REST.match(data, at + len(self.marks[0]), end)
+            if rest is not None:
+                return _BoundaryLine(at, rest)
             position = at + 1
+
+
+class _BoundaryLine:
+    """A boundary line found by _LongBoundary, read as a match of the pattern."""
+
+    __slots__ = ("at", "rest")
+
+    def __init__(self, at: int, rest) -> None:
+        self.at, self.rest = at, rest
+
+    def start(self) -> int:
+        return self.at
+
+    def end(self) -> int:
+        return self.rest.end()
+
+    def group(self, number: int):
+        return self.rest.group(number)
 
 
 def _split(data: bytes, start: int, end: int, boundary: str, limit: int):
@@ -546,27 +567,27 @@ def _split(data: bytes, start: int, end: int, boundary: str, limit: int):
     of a nested multipart with no parts was read as its body, -1.17.)"""
     if not boundary.isascii() or "\r" in boundary or "\n" in boundary:
         return None  # 8-bit: no line can match it
-    search = _BoundaryLines(data, end, boundary.encode("ascii")).search
+    search = _boundary_search(boundary.encode("ascii"))
     # A body starts after a line end (the search needs it): never at offset 0.
-    found = search(max(start - 1, 0))
+    found = search(data, max(start - 1, 0), end)
     if found is None:
         return None
     ranges: list[tuple[int, int]] = []
-    if found[2]:
+    if found.group(1):
         return ranges
     while True:
-        line_end = found[1]
-        following = search(line_end - 1)
-        while following is not None and following[0] + 1 == line_end:
-            if following[2]:
+        line_end = found.end()
+        following = search(data, line_end - 1, end)
+        while following is not None and following.start() + 1 == line_end:
+            if following.group(1):
                 return ranges
-            line_end = following[1]
-            following = search(line_end - 1)
+            line_end = following.end()
+            following = search(data, line_end - 1, end)
         if following is None:
             ranges.append((line_end, end))
             return ranges
-        ranges.append((line_end, following[0] + 1))
-        if following[2] or len(ranges) >= limit:
+        ranges.append((line_end, following.start() + 1))
+        if following.group(1) or len(ranges) >= limit:
             return ranges
         found = following
 

@@ -228,7 +228,7 @@ def test_uuencoded_bodies_decode_as_the_email_package_decodes_them(monkeypatch):
             assert ours == email_package_uudecode(data), (block, data)
 
 
-def test_boundary_lines_are_found_where_a_pattern_of_the_boundary_finds_them():
+def test_a_long_boundary_is_found_where_a_pattern_of_it_finds_it():
     import random
     import re
 
@@ -240,15 +240,22 @@ def test_boundary_lines_are_found_where_a_pattern_of_the_boundary_finds_them():
         data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 20)))
         end = rng.randint(0, len(data))
         pattern = re.compile(b"[\r\n]--" + re.escape(boundary) + rb"(--)?(?:[ \t][^\r\n]*+)?(?:\r\n|\r|\n|\Z)")
-        lines = mime._BoundaryLines(data, end, boundary)
+        search = mime._LongBoundary(boundary).search  # as for a boundary too long to compile
         position = rng.randint(0, len(data))
         for _ in range(5):  # rising positions, as _split asks
-            found = pattern.search(data, position, end)
-            expected = None if found is None else (found.start(), found.end(), found.group(1) is not None)
-            assert lines.search(position) == expected, (boundary, data, end, position)
+            found, ours = pattern.search(data, position, end), search(data, position, end)
+            assert (found and (found.start(), found.end(), found.group(1))) == \
+                (ours and (ours.start(), ours.end(), ours.group(1))), (boundary, data, end, position)
             if found is None:
                 break
             position = found.end() - 1 + rng.randint(0, 2)
+
+
+def test_a_boundary_of_a_megabyte_splits_its_multipart():
+    boundary = b"x" * 1_000_000
+    raw = (b"Content-Type: multipart/mixed; boundary=" + boundary + b"\n\n--" + boundary + b"\n\none\n--" + boundary
+           + b" trailing\nContent-Type: text/html\n\n<p>two</p>\n--" + boundary + b"--\nepilogue\n")
+    assert leaves(raw)[1] == [("text/plain", b"one"), ("text/html", b"<p>two</p>")]
 
 
 def test_quoted_printable_soft_breaks_and_unknown_encodings():
