@@ -251,6 +251,22 @@ def test_a_long_boundary_is_found_where_a_pattern_of_it_finds_it():
             position = found.end() - 1 + rng.randint(0, 2)
 
 
+def test_runs_of_boundary_lines_split_as_a_line_at_a_time(monkeypatch):
+    import random
+
+    rng = random.Random(5)
+    pieces = [b"--b\n", b"--b\r\n", b"--b\r", b"--b x\n", b"--b--\n", b"--b", b"--bb\n", b"x\n", b"\n", b"--b--",
+              b"--b\t\n", b"text", b"--b -- \n"]
+    cases = []
+    for _ in range(20_000):
+        data = b"\n" + b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        cases.append((data, rng.randint(0, len(data)), rng.randint(1, 4)))
+    skipping = [mime._split(data, 1, end, "b", limit) for data, end, limit in cases]
+    compiled = mime._boundary_search
+    monkeypatch.setattr(mime, "_boundary_search", lambda boundary: (compiled(boundary)[0], None))
+    assert skipping == [mime._split(data, 1, end, "b", limit) for data, end, limit in cases]
+
+
 def test_a_boundary_of_a_megabyte_splits_its_multipart():
     boundary = b"x" * 1_000_000
     raw = (b"Content-Type: multipart/mixed; boundary=" + boundary + b"\n\n--" + boundary + b"\n\none\n--" + boundary
