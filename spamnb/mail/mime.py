@@ -412,6 +412,9 @@ _UU_FIRST_BEGIN = re.compile(_UU_BEGIN_LINE)
 _UU_BEGIN = re.compile(rb"[\r\n]" + _UU_BEGIN_LINE)  # a begin line after the first line
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 _UU_BLOCK = 1 << 16
+# The characters a line needs for what its length byte announces, that byte
+# included, by the byte's value.
+_UU_LINE_LENGTH = bytes((((first - 32) & 63) * 4 + 5) // 3 for first in range(256))
 
 
 def _begin_lines(encoded: bytes):
@@ -457,7 +460,8 @@ def _uudecode(encoded: bytes) -> bytes:
             # Broken encoders: each line cut to what its length byte
             # announces (the email package does so for a line that fails
             # whole; a line that decodes whole decodes the same cut so).
-            out.append(b"".join([binascii.a2b_uu(line[: (((line[0] - 32) & 63) * 4 + 5) // 3]) for line in lines]))
+            a2b_uu, length = binascii.a2b_uu, _UU_LINE_LENGTH
+            out.append(b"".join([a2b_uu(line[:length[line[0]]]) for line in lines]))
         if ended:
             break
         start = cut
