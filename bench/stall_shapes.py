@@ -2,11 +2,14 @@
 
     python bench/stall_shapes.py DIR                 # write the messages to DIR
     python bench/stall_shapes.py DIR --run MODEL     # and time `spamnb classify` on each
+    python bench/stall_shapes.py DIR --run MODEL --shape uuencode   # only shapes whose name holds a word
 
 Each shape is one that made a stage quadratic or slow before (the first five
 are the issue's), at a size below the 10 MiB cap.  --run prints a Markdown
-table of `/usr/bin/time -f "%e %M" spamnb classify --model MODEL FILE`: wall
-seconds and peak memory, with the verdict.  RELIABILITY.md records it.
+table of `/usr/bin/time -f "%e %U %S %M" spamnb classify --model MODEL FILE`:
+wall seconds, CPU seconds (user and system: what the process itself cost,
+which other work on a shared machine does not inflate as much) and peak
+memory, with the verdict.  RELIABILITY.md records it.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 PLAIN = b"Subject: x\nContent-Type: text/plain; charset=utf-8\n\n"
 HTML = b"Subject: x\nContent-Type: text/html; charset=utf-8\n\n"
+UUENCODED = b"Subject: x\nContent-Type: text/plain\nContent-Transfer-Encoding: x-uuencode\n\nbegin 644 f.txt\n"
 
 
 def _random_han(count: int) -> bytes:
@@ -58,13 +62,24 @@ SHAPES = {
         lambda: b"Content-Type: multipart/mixed; boundary=b\n\n" + b"--b\n" * 2_000_000 + b"\nbody\n--b--\n",
     "undeclared GB2312, 10 MB": lambda: b"Subject: x\n\n" + "正规发票，".encode("gb2312") * 1_000_000,
     "3.3 M two-letter words (bigrams)": lambda: b"Subject: x\n\n" + b"ab " * 3_300_000,
+    # Added near the limits (2 s, 500 MB): found by a new user's review.
+    "HTML: a start tag of 1 M attributes, 2 MB": lambda: HTML + b"<a" + b" b" * 1_000_000 + b">",
+    "HTML: a closed start tag of 950 k attributes and a link":
+        lambda: HTML + b"<a" + b" b" * 950_000 + b" href=http://offers.example/>text",
+    "uuencode: 5 M lines of one character": lambda: UUENCODED + b"!\n" * 5_000_000 + b"end\n",
+    "uuencode: 3.3 M lines, each with trailing garbage": lambda: UUENCODED + b"`x\n" * 3_300_000 + b"end\n",
+    "1 MB of alternating scripts (a发a发...)": lambda: PLAIN + "a发".encode() * 250_000,
+    "a boundary of 1 MB": lambda: (b"Subject: x\nContent-Type: multipart/mixed; boundary=" + b"x" * 1_000_000
+                                  + b"\n\n--" + b"x" * 1_000_000 + b"\n\nbody\n--" + b"x" * 1_000_000 + b"--\n"),
 }
 
 
-def write(directory: Path) -> list[tuple[str, Path]]:
+def write(directory: Path, words: list[str] | None = None) -> list[tuple[str, Path]]:
     directory.mkdir(parents=True, exist_ok=True)
     out = []
     for index, (name, make) in enumerate(SHAPES.items()):
+        if words and not any(word.lower() in name.lower() for word in words):
+            continue
         path = directory / f"shape-{index:02}.eml"
         if not path.exists():
             path.write_bytes(make())
@@ -74,27 +89,28 @@ def write(directory: Path) -> list[tuple[str, Path]]:
 
 def run(model: str, shapes: list[tuple[str, Path]]) -> None:
     spamnb = str(Path(sys.executable).with_name("spamnb"))
-    print("| input | size | seconds | peak memory | verdict |")
-    print("|---|---:|---:|---:|---|")
+    print("| input | size | seconds | CPU seconds | peak memory | verdict |")
+    print("|---|---:|---:|---:|---:|---|")
     for name, path in shapes:
-        result = subprocess.run(["/usr/bin/time", "-f", "%e %M", spamnb, "classify", "--model", model, str(path)],
+        result = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", spamnb, "classify", "--model", model, str(path)],
                                 capture_output=True, text=True)
-        seconds, kilobytes = result.stderr.strip().splitlines()[-1].split()
+        seconds, user, system, kilobytes = result.stderr.strip().splitlines()[-1].split()
         verdict = result.stdout.split()[0] if result.stdout else f"exit {result.returncode}"
         notes = [line for line in result.stderr.strip().splitlines()[:-1]]
         if notes:
             verdict += " (" + "; ".join(notes) + ")"
         size = path.stat().st_size
-        print(f"| {name} | {size / 1e6:.1f} MB | {float(seconds):.2f} | {int(kilobytes) / 1024:.0f} MB | {verdict} |",
-              flush=True)
+        print(f"| {name} | {size / 1e6:.1f} MB | {float(seconds):.2f} | {float(user) + float(system):.2f} "
+              f"| {int(kilobytes) / 1024:.0f} MB | {verdict} |", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("directory", type=Path)
     parser.add_argument("--run", metavar="MODEL")
+    parser.add_argument("--shape", action="append", metavar="WORD", help="only shapes whose name holds WORD")
     args = parser.parse_args()
-    shapes = write(args.directory)
+    shapes = write(args.directory, args.shape)
     if args.run:
         run(args.run, shapes)
 

@@ -89,3 +89,32 @@ def os_error_line(error: OSError) -> str:
             pass
     reason = error.strerror or str(error)
     return f"cannot write {where}: {reason}" if where else reason
+
+
+def printable(text: str) -> str:
+    """`text` with each character a terminal or log would not show as itself
+    (line breaks, tabs, escape sequences, bidi and other format characters,
+    an undecodable byte of a file name) written as a Python escape: a path
+    or a client's string can then neither break a one-line message in two
+    nor forge what a reader sees.  Printable text, Chinese included, is
+    left as it is.  Linear: one pass."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _escaped(char) for char in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte os.fsdecode could not decode (surrogate escape): the byte
+        return f"\\x{code - 0xDC00:02x}"
+    return repr(char)[1:-1]
+
+
+def say_on_stderr(message: object, program: str = "spamnb") -> None:
+    """`program: message` on standard error, as one line: every error and
+    note spamnb prints goes through here, so what came from outside in it
+    (a path, a setting, a header name, a client's bytes) is escaped once
+    (printable), wherever the message was composed."""
+    import sys
+
+    print(f"{program}: {printable(str(message))}", file=sys.stderr)

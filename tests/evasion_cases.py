@@ -133,6 +133,11 @@ def preamble_of_a_nested_multipart_without_parts():
     return alternative("b1"), alternative("b1", extra=nested)
 
 
+def preamble_of_a_nested_multipart_whose_boundary_never_occurs():
+    nested = ('--b1\nContent-Type: multipart/alternative; boundary="c2"\n\n' + HAM_TEXT).encode()
+    return alternative("b1"), alternative("b1", extra=nested)
+
+
 def text_attachment_shown_inline():
     return mixed_text(), mixed_text('Content-Disposition: attachment; filename="offer.txt"\n')
 
@@ -232,6 +237,8 @@ CASES = {
     "epilogue-after-an-empty-part": epilogue_after_an_empty_part,
     "preamble-of-a-nested-multipart-without-parts": preamble_of_a_nested_multipart_without_parts,
     "text-attachment-shown-inline": text_attachment_shown_inline,
+    "preamble-of-a-nested-multipart-whose-boundary-never-occurs":
+        preamble_of_a_nested_multipart_whose_boundary_never_occurs,
     # found
     "duplicate-content-type-after": duplicate_content_type_after,
     "garbage-content-type-before": garbage_content_type_before,

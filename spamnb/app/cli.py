@@ -11,7 +11,7 @@ import click
 
 from .. import __version__
 from ..errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_USAGE, FileError, InputError,
-                     OptionError, SpamnbError, file_error, os_error_line)
+                     OptionError, SpamnbError, file_error, os_error_line, say_on_stderr)
 from ..model.options import EVENT_MODELS, NORMALIZE, TrainOptions
 from .paths import default_model_path, make_data_home_folder
 
@@ -403,7 +403,7 @@ def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinso
         report = train_file(path, spam_paths, ham_paths, options, cutoffs, shown.advance if shown.drawn else None,
                             executor, workers, memory_budget << 20, phases=shown, before_write=keep_what_was_taught)
     for line in skipped_summary(report.skipped):
-        click.echo(f"spamnb: {line}", err=True)
+        say_on_stderr(line)
     if not quiet:
         m = report.messages
         click.echo(f"trained on {m['spam']:,} spam + {m['ham']:,} ham messages "
@@ -469,7 +469,7 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain,
     outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain, jobs,
                              timeout=None if server_path else timeout)
     for line in outcome.notes + outcome.problems + skipped_summary(outcome.skipped):
-        click.echo(f"spamnb: {line}", err=True)
+        say_on_stderr(line)
     sys.exit(outcome.exit_status(exit_code))
 
 
@@ -775,7 +775,7 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
     except ValueError as error:
         raise InputError(str(error)) from None
     for line in skipped_summary(report.reading.skipped):
-        click.echo(f"spamnb: {line}", err=True)
+        say_on_stderr(line)
     if not quiet:
         for line in learn_summary(report, forget, path, created):
             click.echo(line)
@@ -792,7 +792,7 @@ def _learn_remote(ctx, server_path, model_path, spam_paths, ham_paths, stamp, qu
         raise OptionError("--since-stamp and training options do not go with --server; learn with --model")
     report, model, created, skipped = learn_remote(server_path, spam_paths, ham_paths, flags)
     for line in skipped_summary(skipped):
-        click.echo(f"spamnb: {line}", err=True)
+        say_on_stderr(line)
     if not quiet:
         for line in learn_summary(report, "forget" in flags, model, created):
             click.echo(line)
@@ -926,9 +926,8 @@ def merge(models, output, replace):
                               "name it among the models to merge")
         merged.save(output)
     if report.shared or report.relabelled:
-        click.echo(f"spamnb: {report.shared:,} messages were learned by more than one model and are "
-                   f"counted once per model; {report.relabelled:,} were learned with different labels",
-                   err=True)
+        say_on_stderr(f"{report.shared:,} messages were learned by more than one model and are "
+                      f"counted once per model; {report.relabelled:,} were learned with different labels")
     m = merged.messages
     click.echo(f"merged {len(models)} models: {int(m[1]):,} spam + {int(m[0]):,} ham messages, "
                f"vocabulary {merged.vocabulary_size:,} tokens; written to {output}")
@@ -1111,13 +1110,13 @@ def main(argv=None) -> None:
         error.show()
         sys.exit(EXIT_USAGE)
     except click.Abort:
-        click.echo("spamnb: interrupted", err=True)
+        say_on_stderr("interrupted")
         sys.exit(EXIT_INTERRUPTED)
     except SpamnbError as error:
-        click.echo(f"spamnb: {error}", err=True)
+        say_on_stderr(error)
         sys.exit(error.exit_status)
     except KeyboardInterrupt:
-        click.echo("spamnb: interrupted", err=True)
+        say_on_stderr("interrupted")
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as error:
         error.show()
@@ -1127,13 +1126,13 @@ def main(argv=None) -> None:
         # disk, a read-only file system, a folder gone.  One line, the path, 3.
         if os.environ.get("SPAMNB_DEBUG"):
             raise
-        click.echo(f"spamnb: {os_error_line(error)}", err=True)
+        say_on_stderr(os_error_line(error))
         sys.exit(EXIT_MODEL_ERROR)
     except Exception as error:  # a bug: still one line, the traceback on request
         if os.environ.get("SPAMNB_DEBUG"):
             raise
-        click.echo(f"spamnb: internal error: {type(error).__name__}: {error} "
-                   "(set SPAMNB_DEBUG=1 for the traceback, and please report it)", err=True)
+        say_on_stderr(f"internal error: {type(error).__name__}: {error} "
+                      "(set SPAMNB_DEBUG=1 for the traceback, and please report it)")
         sys.exit(EXIT_INTERNAL)
 
 

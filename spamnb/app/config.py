@@ -90,6 +90,8 @@ def load(path: str | None) -> dict:
         raise OptionError(f"config file {path}: {error}") from None
     except UnicodeDecodeError:
         raise OptionError(f"config file {path}: not UTF-8 text") from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion, with no bound of its own
+        raise OptionError(f"config file {path}: arrays or tables nested too deeply") from None
     except (OSError, ValueError, tomllib.TOMLDecodeError) as error:  # ValueError: too large
         raise OptionError(f"config file {path}: {getattr(error, 'strerror', None) or error}") from None
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 import os
 import sys
 
+from ..errors import say_on_stderr
+
 TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on this cold-start path
 if TYPE_CHECKING:
     from typing import Any
@@ -145,7 +147,7 @@ def learn(wanted: dict) -> int:
         report, model, created, skipped = learn_remote(wanted["server"], wanted["spam"], wanted["ham"],
                                                        tuple(flag.replace("_", "-") for flag in flags))
         for line in skipped_summary(skipped):
-            print(f"spamnb: {line}", file=sys.stderr)
+            say_on_stderr(line)
         if not wanted["quiet"]:
             print("\n".join(learn_summary(report, wanted["forget"], model, created)))
         return 0
@@ -160,7 +162,7 @@ def learn(wanted: dict) -> int:
 
         raise InputError(str(error)) from None
     for line in skipped_summary(report.reading.skipped):
-        print(f"spamnb: {line}", file=sys.stderr)
+        say_on_stderr(line)
     if not wanted["quiet"]:
         print("\n".join(learn_summary(report, wanted["forget"], wanted["model"], created)))
     return 0
@@ -188,7 +190,7 @@ def classify(wanted: dict) -> int:
                              timeout=None if wanted["server"] is not None else timeout)
     sys.stdout.flush()
     for line in outcome.notes + outcome.problems + skipped_summary(outcome.skipped):
-        print(f"spamnb: {line}", file=sys.stderr)
+        say_on_stderr(line)
     return outcome.exit_status(wanted["exit_code"])
 
 
@@ -245,19 +247,19 @@ def main(argv: list[str] | None = None) -> None:
     try:
         status = command(wanted)
     except SpamnbError as error:
-        print(f"spamnb: {error}", file=sys.stderr)
+        say_on_stderr(error)
         status = error.exit_status
     except KeyboardInterrupt:
-        print("spamnb: interrupted", file=sys.stderr)
+        say_on_stderr("interrupted")
         status = EXIT_INTERRUPTED
     except OSError as error:  # standard output on a full disk, say: as the CLI reports it
-        print(f"spamnb: {os_error_line(error)}", file=sys.stderr)
+        say_on_stderr(os_error_line(error))
         status = EXIT_MODEL_ERROR
     except Exception as error:  # a bug: one line, as the CLI reports it
         if os.environ.get("SPAMNB_DEBUG"):
             raise
-        print(f"spamnb: internal error: {type(error).__name__}: {error} "
-              "(set SPAMNB_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
+        say_on_stderr(f"internal error: {type(error).__name__}: {error} "
+                      "(set SPAMNB_DEBUG=1 for the traceback, and please report it)")
         status = EXIT_INTERNAL
     if argv is None:  # a process of its own (called with argv, as tests do, it returns through SystemExit)
         _exit(status)

@@ -24,6 +24,9 @@ continuation lines) from the top, and the new field goes at the end of that
 run, with the line ending of the field before it: so every reader that sees
 any header sees it, whether the block ends with an empty line, a line
 holding only blanks, a line that is not a field, or the end of the message.
+(When a line holding only blanks ends the run, the new field goes before
+the run's last field instead: some readers take that line for a fold of
+the field above it, which must not be the new one.)
 Stale copies of the field (a sender's forgery) are removed from the header
 section, up to the first empty line; the body, after it, is never touched.
 """
@@ -35,6 +38,7 @@ import os
 import re
 import sys
 
+from ..errors import say_on_stderr
 from ..mail.digest import STATUS_HEADER
 from ..model.scoring import LABEL_HAM, LABEL_SPAM, Cutoffs, Score, has_no_evidence
 from ..mail.sources import MAX_MESSAGE_BYTES
@@ -159,6 +163,18 @@ def with_status_header(raw: bytes, value: str, name: str = STATUS_HEADER, comple
         before += newline  # the last field ended the message without a line end
     between = stale.sub(b"", raw[run_end:section_end])
     line = f"{name}: {value}".encode("ascii", "replace") + newline
+    if raw.startswith((b" ", b"\t"), run_end):
+        # The run ends at a line of blanks only, which a reader that does
+        # not take it for the empty line (Python's email, mime.read_headers)
+        # reads as a fold of the field above it: after the run, the new
+        # field would take it into its value.  Before the run's last field,
+        # that fold stays that field's, as it was, for every reader.
+        from collections import deque
+
+        last = deque(re.finditer(line_start + _FIELD, before), maxlen=1)  # one match held, however many fields
+        if last:
+            start = last[0].start()
+            return before[:start] + line + before[start:] + between + raw[section_end:]
     return before + line + between + raw[section_end:]
 
 
@@ -247,13 +263,13 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
     delivery = _current or Delivery()
     _current = delivery
     if delivery.problem:
-        print(f"spamnb: {delivery.problem}; nothing to filter", file=sys.stderr)
+        say_on_stderr(f"{delivery.problem}; nothing to filter")
         delivery.reported = True
         return EXIT_TEMPFAIL
     try:
         head = delivery.read_head(max_size or MAX_MESSAGE_BYTES)
     except OSError as error:
-        print(f"spamnb: cannot read standard input ({error.strerror or error})", file=sys.stderr)
+        say_on_stderr(f"cannot read standard input ({error.strerror or error})")
         return _pass_through(delivery)
     try:
         from ..model.scorer import Scorer
@@ -278,16 +294,16 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
             raise ValueError(f"no end of the header block in the first {len(head):,} bytes "
                              "(--max-size)") from None
     except Exception as error:  # noqa: BLE001 -- whatever went wrong, the mail goes through
-        print(f"spamnb: {error}", file=sys.stderr)
+        say_on_stderr(error)
         return _pass_through(delivery)
     try:
         delivery.send(tagged)
     except OSError as error:
-        print(f"spamnb: cannot write the message to standard output ({error.strerror or error}); "
-              "exit 75 so that the mail system keeps it and retries", file=sys.stderr)
+        say_on_stderr(f"cannot write the message to standard output ({error.strerror or error}); "
+                      "exit 75 so that the mail system keeps it and retries")
         return EXIT_TEMPFAIL
     if score.reason and not has_no_evidence(score):  # that one is a verdict: the status field says it
-        print(f"spamnb: {score.reason}", file=sys.stderr)
+        say_on_stderr(score.reason)
     if exit_code:
         return {LABEL_SPAM: 0, LABEL_HAM: 1}.get(score.label, 2)
     return 0
@@ -300,10 +316,10 @@ def _pass_through(delivery: Delivery) -> int:
     try:
         delivery.send(delivery.head)
     except OSError as error:
-        print(f"spamnb: cannot write the message to standard output ({error.strerror or error}); "
-              "exit 75 so that the mail system keeps it and retries", file=sys.stderr)
+        say_on_stderr(f"cannot write the message to standard output ({error.strerror or error}); "
+                      "exit 75 so that the mail system keeps it and retries")
         return EXIT_TEMPFAIL
-    print("spamnb: message passed through unchanged", file=sys.stderr)
+    say_on_stderr("message passed through unchanged")
     return EXIT_TEMPFAIL
 
 
@@ -332,7 +348,7 @@ def main(args: list[str]) -> int:
     except SystemExit as done:
         status = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     except BaseException as error:  # noqa: BLE001 -- the message still goes through
-        print(f"spamnb: {type(error).__name__}: {error}", file=sys.stderr)
+        say_on_stderr(f"{type(error).__name__}: {error}")
         status = EXIT_TEMPFAIL
     if delivery.sent:
         return status
@@ -340,12 +356,12 @@ def main(args: list[str]) -> int:
         return status  # --help at a terminal: nothing to deliver
     if delivery.problem:
         if not delivery.reported:
-            print(f"spamnb: {delivery.problem}; nothing to filter", file=sys.stderr)
+            say_on_stderr(f"{delivery.problem}; nothing to filter")
         return EXIT_TEMPFAIL
     try:
         return _pass_through(delivery)
     except BaseException as error:  # noqa: BLE001
-        print(f"spamnb: {error}", file=sys.stderr)
+        say_on_stderr(error)
         return EXIT_TEMPFAIL
 
 

@@ -69,7 +69,7 @@ import sys
 import _socket as socket
 
 from .. import jsoncodec
-from ..errors import OptionError, ServerError
+from ..errors import OptionError, ServerError, say_on_stderr
 
 HEADER = struct.Struct(">I")
 LEARN_BIT = 1 << 31       # in a request's length: a message to learn, not to score
@@ -302,7 +302,7 @@ def _reason(error: OSError) -> str:
 def log(line: str) -> None:
     """One line on stderr; a closed stderr (a detached daemon) is not an error."""
     try:
-        sys.stderr.write(f"spamnb serve: {line}\n")
+        say_on_stderr(line, "spamnb serve")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

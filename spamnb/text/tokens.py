@@ -347,39 +347,70 @@ def _text_tokens(text: str, options: TokenizerOptions, budget: Budget) -> list[s
         if not piece:
             continue
         if index % 2:  # a Han run (split() puts captured groups at odd indices)
+            if budget.han <= 0:
+                # Every Han run from here on is spilled: the rest of the text
+                # at once (below), not a Python step per run.
+                _spill_the_rest(pieces, index, out, options, budget)
+                break
             if options.fold_variants:
                 piece = fold_variants(piece)
             if len(piece) > budget.han:
                 rest = piece[budget.han:]
                 piece = piece[:budget.han]
-                out.extend(word for word in segment(piece) if word not in stop)
+                out.extend([word for word in segment(piece) if word not in stop])
                 budget.spilled.extend([char for char in rest if char not in stop])
                 budget.han = 0
                 continue
             budget.han -= len(piece)
-            out.extend(word for word in segment(piece) if word not in stop)
+            out.extend([word for word in segment(piece) if word not in stop])
             continue
-        # findall builds the list of matches in C; most text has no link or
-        # address, and its words need no per-match look at which alternative
-        # matched (tokenizing the spamassassin test part: 0.72 s → 0.31 s).
-        if "@" not in piece:  # no address can match: findall gives what it always gave
-            found = _LATIN_TOKEN.findall(piece)
-            if "://" not in piece and "www." not in piece:
-                out.extend([v for v in found if MIN_WORD_LENGTH <= len(v) <= MAX_WORD_LENGTH and v not in stop])
-                continue
-        else:
-            found = _latin_findall(piece)
-        for value in found:
-            # Which alternative matched, from the text: only a URL holds "://"
-            # or starts with "www." (an address or word starting so would have
-            # matched as a URL first), and of the rest only an address has "@".
-            if "://" in value or value.startswith("www."):
-                out.extend(url_tokens(value))
-            elif "@" in value:
-                out.extend(address_tokens("email", value))
-            elif MIN_WORD_LENGTH <= len(value) <= MAX_WORD_LENGTH and value not in stop:
-                out.append(value)
+        if len(piece) >= MIN_WORD_LENGTH:  # a shorter piece holds no token
+            _latin_tokens(piece, stop, out)
     return out
+
+
+def _spill_the_rest(pieces: list[str], first: int, out: list[str], options: TokenizerOptions,
+                    budget: Budget) -> None:
+    """The tokens of pieces[first:] (a Han run first, as _han_run().split
+    gives them), the Han budget spent: what the step per piece gives, found
+    at once.  Spilled runs are not segmented and stand alone, and no Latin
+    token spans a Han run, so the Latin pieces are read joined by a blank
+    (no token holds one, and every pattern reads it as it reads the end of
+    a piece) and the runs joined by a line end (no variant or OpenCC phrase
+    holds one).  Text of a Latin letter and a Han character after another,
+    1 MB, took 2-4 s a piece at a time."""
+    stop = options.stopwords
+    runs = "\n".join(pieces[first::2])
+    if options.fold_variants:
+        from .variants import fold_variants
+
+        runs = fold_variants(runs)
+    budget.spilled.extend([char for char in runs if char != "\n" and char not in stop])
+    _latin_tokens(" ".join(pieces[first + 1::2]), stop, out)
+
+
+def _latin_tokens(piece: str, stop, out: list[str]) -> None:
+    """Words, numbers, URL and address tokens of text with no Han character, added to `out`."""
+    # findall builds the list of matches in C; most text has no link or
+    # address, and its words need no per-match look at which alternative
+    # matched (tokenizing the spamassassin test part: 0.72 s → 0.31 s).
+    if "@" not in piece:  # no address can match: findall gives what it always gave
+        found = _LATIN_TOKEN.findall(piece)
+        if "://" not in piece and "www." not in piece:
+            out.extend([v for v in found if MIN_WORD_LENGTH <= len(v) <= MAX_WORD_LENGTH and v not in stop])
+            return
+    else:
+        found = _latin_findall(piece)
+    for value in found:
+        # Which alternative matched, from the text: only a URL holds "://"
+        # or starts with "www." (an address or word starting so would have
+        # matched as a URL first), and of the rest only an address has "@".
+        if "://" in value or value.startswith("www."):
+            out.extend(url_tokens(value))
+        elif "@" in value:
+            out.extend(address_tokens("email", value))
+        elif MIN_WORD_LENGTH <= len(value) <= MAX_WORD_LENGTH and value not in stop:
+            out.append(value)
 
 
 # Second-level labels under which names are registered (example.com.cn), so

@@ -114,11 +114,19 @@ def fold_variants(run: str) -> str:
     Short runs are remembered, as their segmentation is (a call into OpenCC
     costs more than the look-up: text of one Han character after another
     paid it for each)."""
-    from .chinese import CACHED_RUN_LENGTH
+    global _cached_run_length
+    if not _cached_run_length:  # chinese.py imports this module: its constant is read at the first call
+        from .chinese import CACHED_RUN_LENGTH
 
-    if len(run) <= CACHED_RUN_LENGTH:
+        _cached_run_length = CACHED_RUN_LENGTH
+    if len(run) <= _cached_run_length:
         return _fold_cached(run)
     return _fold(run)
+
+
+# chinese.CACHED_RUN_LENGTH, once read: an import statement at every call
+# cost text of one Han character after another 1-2 us a run.
+_cached_run_length = 0
 
 
 @lru_cache(maxsize=16384)

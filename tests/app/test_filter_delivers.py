@@ -23,6 +23,7 @@ import pytest
 
 from conftest import SAMPLE, run_spamnb
 from spamnb.app.filtering import with_status_header
+from spamnb.mail import mime
 
 SPAM_FILE = SAMPLE / "maildir" / "spam" / "new" / "1739205492.M2P4102.sample"
 HEADER = b"X-Spamnb-Status"
@@ -319,7 +320,7 @@ def test_the_header_goes_where_every_parser_sees_it(ending, block_end, stale):
     # line holding a space as a fold, so the body's look-alike line is a
     # second field to it; a body is never edited, so that line stays.)
     seen = _parsed(out).get_all("X-Spamnb-Status")
-    assert seen and seen[0].strip().startswith("Yes, score=0.9999"), seen
+    assert seen and seen[0] == "Yes, score=0.9999, log-odds=9.00, model=m", seen  # no fold taken in
     assert len(seen) == (2 if block_end == "a line holding a space" else 1), seen
     assert _parsed(out).get_payload() == _parsed(forged.sub(b"", raw, count=1)).get_payload()
     # A reader that ends the block at the first empty line or blank line
@@ -330,6 +331,29 @@ def test_the_header_goes_where_every_parser_sees_it(ending, block_end, stale):
     # The body line that starts like the field is still there.
     if block_end not in ("end of message", "end of message without a line end"):
         assert b"X-Spamnb-Status: this is a body line" in out
+
+
+@pytest.mark.parametrize("ending", ["LF", "CRLF"])
+def test_a_line_holding_a_space_after_the_header_stays_the_fold_it_was(sample_model, ending):
+    # Readers that take the blank line for a fold must not fold it into the
+    # status field; readers that take it for the end of the header still
+    # find the field above it.
+    eol = ending.replace("CRLF", "\r\n").replace("LF", "\n").encode()
+    raw = eol.join([b"From: Pat <pat@mail.example>", b"Subject: lunch on friday", b" ",
+                    b"see you at noon", b""])
+    result = run_spamnb("filter", "--model", sample_model, input=raw)
+    assert result.returncode == 0, result.stderr
+    added = re.search(rb"X-Spamnb-Status: (?:Yes|No|Unsure), score=[^\r\n]*", result.stdout).group()
+    assert result.stdout.replace(added + eol, b"", 1) == raw
+    value = added.split(b": ", 1)[1].decode()
+    for policy in (email.policy.compat32, email.policy.default):
+        parsed = email.message_from_bytes(result.stdout, policy=policy)
+        assert parsed.get_all("X-Spamnb-Status") == [value], policy
+        assert parsed["Subject"].strip() == "lunch on friday"
+    fields, _, _ = mime.read_headers(result.stdout, 0, len(result.stdout))
+    assert ("x-spamnb-status", added.split(b": ", 1)[1]) in fields
+    header_lines = result.stdout.split(eol)[:result.stdout.split(eol).index(b" ")]
+    assert added in header_lines
 
 
 @pytest.mark.parametrize("ending", ["CRLF then LF", "LF then CRLF", "bare CR"])

@@ -47,8 +47,9 @@ def words(raw: bytes) -> list[str]:
 
 
 def test_hidden_text_is_not_read():
-    # Epilogues and the preamble of a multipart without parts: no client shows them.
-    for name in ("epilogue-after-an-empty-part", "preamble-of-a-nested-multipart-without-parts"):
+    # Epilogues and the preamble of a nested multipart without parts: no client shows them.
+    for name in ("epilogue-after-an-empty-part", "preamble-of-a-nested-multipart-without-parts",
+                 "preamble-of-a-nested-multipart-whose-boundary-never-occurs"):
         control, attacked = CASES[name]()
         assert "february" in words(HAM_TEXT.encode()) and "february" not in words(attacked), name
         assert words(attacked) == words(control), name

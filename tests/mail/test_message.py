@@ -192,3 +192,74 @@ def test_non_text_codecs_named_as_charsets_fall_back(charset):
 def test_big5_with_ascii_second_bytes_is_sniffed():
     text = "發票優惠，歡迎來電洽詢。我們的服務品質一流"
     assert decode_text(text.encode("big5")) == text
+
+
+# html.parser's own patterns (Python 3.11), which htmltext's must match as
+# they are: the possessive quantifiers only spare the engine its places to
+# go back to.
+HTML_PARSER_ATTRFIND = (r"((?<=[\'\"\s/])[^\s/>][^\s/=>]*)(\s*=+\s*(\'[^\']*\'|\"[^\"]*\"|(?![\'\"])[^>\s]*))?"
+                        r"(?:\s|/(?!>))*")
+HTML_PARSER_LOCATESTARTTAGEND = r"""
+  <[a-zA-Z][^\t\n\r\f />\x00]*       # tag name
+  (?:[\s/]*                          # optional whitespace before attribute name
+    (?:(?<=['"\s/])[^\s/>][^\s/=>]*  # attribute name
+      (?:\s*=+\s*                    # value indicator
+        (?:'[^']*'                   # LITA-enclosed value
+          |"[^"]*"                   # LIT-enclosed value
+          |(?!['"])[^>\s]*           # bare value
+         )
+        \s*                          # possibly followed by a space
+       )?(?:\s|/(?!>))*
+     )*
+   )?
+  \s*                                # trailing whitespace
+"""
+
+
+def random_tags(seed: int, count: int):
+    import random
+
+    rng = random.Random(seed)
+    pieces = ["<a", "<", "a", "b", "B", " ", "\t", "\n", "=", "==", "'", '"', "/", ">", "/>", "x", "\x00", "é",
+              "<b c", "'>'", "href", "=x "]
+    for _ in range(count):
+        yield "<" + rng.choice("aBz") + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
+
+
+def test_start_tags_and_attributes_end_where_html_parser_ends_them():
+    import re
+
+    from spamnb.mail import htmltext
+
+    attrfind, locate = re.compile(HTML_PARSER_ATTRFIND), re.compile(HTML_PARSER_LOCATESTARTTAGEND, re.VERBOSE)
+    for markup in random_tags(1, 15_000):
+        for start in range(len(markup)):
+            ours, theirs = htmltext._ATTRFIND.match(markup, start), attrfind.match(markup, start)
+            assert (ours and (ours.span(), ours.groups())) == (theirs and (theirs.span(), theirs.groups())), markup
+        assert htmltext._LOCATE_STARTTAG_END.match(markup).end() == locate.match(markup).end(), markup
+    # Where the step from attribute to attribute stops (html.parser's loop),
+    # found by one match, for tags read whole and for tags cut at their first
+    # ">" once the scan budget is spent.
+    for scan in (htmltext.MAX_SCAN, 0):
+        for markup in random_tags(2, 15_000):
+            reducer = htmltext._Reducer(markup, htmltext.Budget(scan=scan))
+            endpos = reducer.check_for_whole_start_tag(0)
+            if endpos < 0:
+                continue
+            k = start = htmltext._TAGFIND.match(markup, 1).end()
+            while k < endpos and (found := attrfind.match(markup, k)):
+                k = found.end()
+            assert reducer._attributes_end(start, endpos) == k, markup
+
+
+def test_attributes_past_the_budget_are_stepped_over_and_the_text_kept():
+    from spamnb.mail.htmltext import Budget, html_to_text
+
+    markup = "<p class=a id=b><a href='http://one.example/'>one</a> <a title=t href='http://two.example/'>two</a>"
+    assert html_to_text(markup, Budget()) == (" one two", ["http://one.example/", "http://two.example/"])
+    # Three attributes read: the second link's href is the fourth.
+    assert html_to_text(markup, Budget(attributes=3)) == (" one two", ["http://one.example/"])
+    # A tag of many attributes: its link is read while the budget lasts, not past it.
+    many = "<a" + " b" * 100_000 + " href='http://far.example/'>far</a>"
+    assert html_to_text(many, Budget()) == ("far", [])
+    assert html_to_text(many, Budget(attributes=200_000)) == ("far", ["http://far.example/"])

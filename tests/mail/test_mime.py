@@ -142,6 +142,16 @@ def test_boundaryless_multipart_is_one_body():
     assert decoded.texts[0].split() == ["hi", "--z", "--zzz"] and decoded.attachments == []
 
 
+def test_a_part_that_is_a_multipart_whose_boundary_never_occurs_shows_nothing():
+    # All it holds is a preamble; a message (or an attached one) so is still one body.
+    raw = (b"Content-Type: multipart/mixed; boundary=b\n\n--b\n\nshown\n"
+           b"--b\nContent-Type: multipart/alternative; boundary=c\n\nhidden preamble\n--cc\n--b--\n")
+    assert leaves(raw)[1] == [("text/plain", b"shown")]
+    attached = (b"Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/rfc822\n\n"
+                b"Content-Type: multipart/alternative; boundary=c\n\nattached body\n--b--\n")
+    assert leaves(attached)[1] == [("multipart/alternative", b"attached body\n")]
+
+
 def test_message_rfc822_is_a_nested_message():
     raw = (b"Subject: outer\nContent-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/rfc822\n\n"
            b"Subject: inner\nContent-Type: text/plain\n\nforwarded words\n--b--\n")
@@ -186,6 +196,82 @@ def test_base64_with_junk_missing_padding_and_garbage():
     assert mime.transfer_decode(b"aGk=\r\naGVsbG8=\r\nd29ybGQ\n", fields) == b"hihelloworld"
     # Text after the padding that is no base64 (a list's footer) is not decoded as base64.
     assert mime.transfer_decode(b"aGk=\n--list footer, see http://x.example/\n", fields) == b"hi"
+
+
+def email_package_uudecode(data: bytes):
+    import email.message
+
+    try:
+        return email.message._decode_uu(data)
+    except ValueError:
+        return "unreadable"
+
+
+def test_uuencoded_bodies_decode_as_the_email_package_decodes_them(monkeypatch):
+    import random
+
+    uu = [("content-transfer-encoding", b"x-uuencode")]
+    assert mime.transfer_decode(b"begin 644 a.txt\n#:&D*\n`\nend\n", uu) == b"hi\n"
+    assert mime.transfer_decode(b"begin 644 a.txt\n#:&D*\n\n`\nend\n", uu) == b"begin 644 a.txt\n#:&D*\n\n`\nend\n"
+    rng = random.Random(3)
+    pieces = [b"begin 644 a\n", b"begin 0o7 x\r\n", b"begin x y\n", b"begin 644", b"begin 644\tname\n", b"end\n",
+              b" end \r", b"\x0cend", b"\n", b"\r", b"\r\n", b"M", b"!", b"`", b" ", b"A", b"~", b"%86)C", b"#86)C\n",
+              b"`x", b"en", b"d", b"\x00", b"\xe0"]
+    for block in (1, 2, 5, 1 << 16):  # blocks that end at every line, and the real size
+        monkeypatch.setattr(mime, "_UU_BLOCK", block)
+        for _ in range(10_000):
+            data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+            try:
+                ours = mime._uudecode(data)
+            except ValueError:
+                ours = "unreadable"
+            assert ours == email_package_uudecode(data), (block, data)
+
+
+def test_a_long_boundary_is_found_where_a_pattern_of_it_finds_it():
+    import random
+    import re
+
+    rng = random.Random(4)
+    for _ in range(30_000):
+        boundary = rng.choice([b"b", b"bb", b"b-", b"-", b"--", b"a.b", b"b b", b"(b)"])
+        pieces = [b"\n", b"\r", b"\r\n", b"--", b"-", b"b", b" ", b"\t", b"x", b"--" + boundary,
+                  b"\n--" + boundary, b"\r\n--" + boundary + b"--", b"--" + boundary + b" x"]
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 20)))
+        end = rng.randint(0, len(data))
+        pattern = re.compile(b"[\r\n]--" + re.escape(boundary) + rb"(--)?(?:[ \t][^\r\n]*+)?(?:\r\n|\r|\n|\Z)")
+        search = mime._LongBoundary(boundary).search  # as for a boundary too long to compile
+        position = rng.randint(0, len(data))
+        for _ in range(5):  # rising positions, as _split asks
+            found, ours = pattern.search(data, position, end), search(data, position, end)
+            assert (found and (found.start(), found.end(), found.group(1))) == \
+                (ours and (ours.start(), ours.end(), ours.group(1))), (boundary, data, end, position)
+            if found is None:
+                break
+            position = found.end() - 1 + rng.randint(0, 2)
+
+
+def test_runs_of_boundary_lines_split_as_a_line_at_a_time(monkeypatch):
+    import random
+
+    rng = random.Random(5)
+    pieces = [b"--b\n", b"--b\r\n", b"--b\r", b"--b x\n", b"--b--\n", b"--b", b"--bb\n", b"x\n", b"\n", b"--b--",
+              b"--b\t\n", b"text", b"--b -- \n"]
+    cases = []
+    for _ in range(20_000):
+        data = b"\n" + b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        cases.append((data, rng.randint(0, len(data)), rng.randint(1, 4)))
+    skipping = [mime._split(data, 1, end, "b", limit) for data, end, limit in cases]
+    compiled = mime._boundary_search
+    monkeypatch.setattr(mime, "_boundary_search", lambda boundary: (compiled(boundary)[0], None))
+    assert skipping == [mime._split(data, 1, end, "b", limit) for data, end, limit in cases]
+
+
+def test_a_boundary_of_a_megabyte_splits_its_multipart():
+    boundary = b"x" * 1_000_000
+    raw = (b"Content-Type: multipart/mixed; boundary=" + boundary + b"\n\n--" + boundary + b"\n\none\n--" + boundary
+           + b" trailing\nContent-Type: text/html\n\n<p>two</p>\n--" + boundary + b"--\nepilogue\n")
+    assert leaves(raw)[1] == [("text/plain", b"one"), ("text/html", b"<p>two</p>")]
 
 
 def test_quoted_printable_soft_breaks_and_unknown_encodings():

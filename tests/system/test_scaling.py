@@ -49,23 +49,28 @@ UNBOUNDED = 10 ** 9
 
 
 def assert_linear(function, make, n: int) -> None:
-    small, large = make(n // 2), make(2 * n)
-    function(small)  # warm: imports, compiled patterns, jieba's dictionary
-    times_small, times_large = [], []
+    assert_time_ratio(function, make(2 * n), make(n // 2), RATIO, "2n", f"n/2={n // 2}")
+
+
+def assert_time_ratio(function, dear, cheap, limit: float, dear_name: str, cheap_name: str) -> None:
+    """function(dear) takes at most `limit` times the CPU time of function(cheap)."""
+    function(cheap)  # warm: imports, compiled patterns, jieba's dictionary
+    function(dear)
+    times_cheap, times_dear = [], []
     # Up to three rounds of REPEATS, keeping the best of all, before a
     # verdict: a quadratic stage stays near 16 however often it is timed, so
     # further rounds cost time only when a stage is slow, and never hide one.
     for _ in range(3):
         for _ in range(REPEATS):
-            times_small.append(cpu_seconds(function, small))
-            times_large.append(cpu_seconds(function, large))
-        ratio = min(times_large) / max(min(times_small), 1e-6)
-        if ratio <= RATIO:
+            times_cheap.append(cpu_seconds(function, cheap))
+            times_dear.append(cpu_seconds(function, dear))
+        ratio = min(times_dear) / max(min(times_cheap), 1e-6)
+        if ratio <= limit:
             break
-    shown = f"n/2={n // 2}: {min(times_small):.4f} s, 2n: {min(times_large):.4f} s, ratio {ratio:.2f}"
+    shown = f"{cheap_name}: {min(times_cheap):.4f} s, {dear_name}: {min(times_dear):.4f} s, ratio {ratio:.2f}"
     if os.environ.get("SPAMNB_SCALING_SHOW"):
         print("\n  " + shown)
-    assert ratio <= RATIO, shown
+    assert ratio <= limit, shown
 
 
 def test_the_check_catches_a_quadratic_stage():
@@ -288,3 +293,83 @@ def test_bounds_past_which_a_message_says_so():
     empty = b"Content-Type: text/html" + b" ;" * 7000 + b"\n\nbody\n"  # as one spam of the corpora: nothing left out
     assert cut(empty) == ([], [])
     assert cut(b"To: " + b"a@b.example, " * 300 + b"\nSubject: hi\n\nbody\n") == ([], [])
+
+
+# -- near the limits: cost against ordinary input of the same size -----------
+#
+# Shapes that were linear but dear: a constant factor, not a square, took them
+# near the 2 s and 500 MB a message may cost at full size.  Each is checked
+# against input of its size that real mail has, in the same run: CPU time by
+# ratio (as above), and memory by the peak Python allocates per input byte.
+
+
+def assert_no_dearer_than(function, hostile, ordinary, ratio: float) -> None:
+    """function(hostile) takes at most `ratio` times the CPU time of function(ordinary)."""
+    assert_time_ratio(function, hostile, ordinary, ratio, "hostile", "ordinary")
+
+
+def peak_bytes(function, argument) -> int:
+    """The most memory Python held at once during function(argument), beyond what it held before."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        function(argument)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+# Bytes allocated at once per byte of input: ordinary HTML and text take 4-8.
+MEMORY_PER_BYTE = 20
+ORDINARY_HTML = "<p>" + "<b class='x'>word</b> &amp; " * 14_000
+
+
+def html_message_budget(markup: str):
+    return html_to_text(markup, HtmlBudget())
+
+
+def test_a_start_tag_of_many_attributes_costs_what_ordinary_markup_costs():
+    # html.parser's pattern kept a place to go back to per attribute: 500 MB
+    # for a million (277 bytes per byte), and 2.6 times ordinary markup's time.
+    markup = "<a" + " b" * 200_000 + " href='http://x.example/'>text</a>"
+    assert len(markup) >= len(ORDINARY_HTML)
+    assert peak_bytes(html_message_budget, markup) <= MEMORY_PER_BYTE * len(markup)
+    assert_no_dearer_than(html_message_budget, markup, ORDINARY_HTML, 1.5)
+
+
+UUENCODED = b"Subject: x\nContent-Type: text/plain\nContent-Transfer-Encoding: x-uuencode\n\nbegin 644 f.txt\n"
+
+
+def test_uuencoded_lines_are_decoded_in_bounded_memory():
+    # Every line and its decoding were held at once: 67 bytes per byte.
+    raw = UUENCODED + b"!\n" * 500_000 + b"end\n"
+    assert peak_bytes(decode_message, raw) <= MEMORY_PER_BYTE * len(raw)
+
+
+def test_text_of_alternating_scripts_costs_what_words_cost():
+    # A Python step per Han run, however many past the budget: 10 times the time of words.
+    alternating = "a发" * 100_000
+    words = "a b " * 50_000
+    assert_no_dearer_than(lambda text: text_tokens(text, OPTIONS, Budget()), alternating, words, 5.0)
+
+
+def test_a_long_boundary_costs_what_a_short_one_costs():
+    # The boundary went into a regular expression, whose compiler is Python:
+    # at 200 KB, 40 times the time of a message of a short boundary and as many bytes.
+    fresh = iter(range(10 ** 9))  # a new boundary each call: re's cache of compiled patterns would hide the cost
+
+    def decode_multipart(shape: tuple[int, int]):
+        boundary_length, body_words = shape
+        boundary = b"%d" % next(fresh) + b"x" * boundary_length
+        return decode_message(b"Content-Type: multipart/mixed; boundary=" + boundary + b"\n\n--" + boundary
+                              + b"\n\n" + b"body words " * body_words + b"\n--" + boundary + b"--\n")
+
+    assert_no_dearer_than(decode_multipart, (200_000, 1), (10, 55_000), 10.0)
+
+
+def test_a_run_of_boundary_lines_costs_what_a_body_costs():
+    # Each boundary line of a run was a Python step: 2 M took 1.4 s, 16 times a body of as many bytes.
+    run = b"Content-Type: multipart/mixed; boundary=b\n\n" + b"--b\n" * 200_000 + b"\nbody\n--b--\n"
+    body = b"Content-Type: multipart/mixed; boundary=b\n\n--b\n\n" + b"body words " * 73_000 + b"\n--b--\n"
+    assert_no_dearer_than(decode_message, run, body, 4.0)

@@ -383,6 +383,8 @@ SETTINGS = {
     "a fraction for a count": ("[classify]\njobs = 2.5\n", b"[classify] jobs: 2.5 is not a whole number"),
     "an unknown key": ("spam-cutof = 0.5\n", b"no setting 'spam-cutof'"),
     "NUL in a string": ("model = \"a\\u0000b\"\n", b"model: holds a NUL character"),
+    "arrays 100,000 deep": ("model = " + "[" * 100_000 + "]" * 100_000 + "\n", b"nested too deeply"),
+    "inline tables 500 deep": ("model = " + "{a = " * 500 + "1" + "}" * 500 + "\n", b"nested too deeply"),
 }
 
 
@@ -410,6 +412,50 @@ def test_environment_errors_name_the_variable(sample_model, variable, value, sai
     result = run_spamnb("classify", "--model", sample_model, SPAM_FILE, env={variable: value})
     assert result.returncode == 64 and said in result.stderr, result.stderr
     assert b"Invalid value for '--" not in result.stderr and result.stderr.count(b"\n") == 1
+
+
+# A model path from the environment, with what a terminal or a log would act
+# on: a line break, a carriage return, an escape sequence, a bidi override.
+HOSTILE_PATH = "/nonexistent/a\nspamnb: forged line\rb\x1b[31mc\u202ed.spamnb"
+HOSTILE_PATH_SHOWN = rb"/nonexistent/a\nspamnb: forged line\rb\x1b[31mc\u202ed.spamnb"
+
+
+@pytest.mark.parametrize("front_end", ["classify (fast path)", "classify --format json", "filter", "inspect"])
+def test_a_path_from_outside_is_escaped_in_the_one_line_error(front_end):
+    args = {"classify (fast path)": ["classify", SPAM_FILE],
+            "classify --format json": ["classify", "--format", "json", SPAM_FILE],
+            "filter": ["filter"], "inspect": ["inspect"]}[front_end]
+    raw = SPAM_FILE.read_bytes()
+    result = run_spamnb(*args, env={"SPAMNB_MODEL": HOSTILE_PATH}, input=raw if front_end == "filter" else None)
+    assert result.returncode == (75 if front_end == "filter" else 3), result.stderr
+    first = result.stderr.split(b"\n")[0]
+    assert first.startswith(b"spamnb: ") and HOSTILE_PATH_SHOWN in first, result.stderr
+    for control in (b"\r", b"\x1b", "\u202e".encode()):
+        assert control not in result.stderr
+    if front_end == "filter":  # its second line says the message went through
+        assert result.stderr.count(b"\n") == 2 and result.stdout == raw
+    else:
+        assert result.stderr.count(b"\n") == 1
+
+
+def test_paths_to_read_are_escaped_in_the_lines_that_name_them(sample_model, tmp_path):
+    missing = tmp_path / "no\tsuch\nfile"
+    empty = tmp_path / "empty\x1b[2J"
+    empty.write_bytes(b"")
+    result = run_spamnb("classify", "--model", sample_model, "--format", "tsv", empty, missing)
+    assert result.returncode == 4, result.stderr
+    lines = result.stderr.splitlines()
+    assert all(line.startswith(b"spamnb: ") for line in lines) and b"\x1b" not in result.stderr, lines
+    assert any(rb"no\tsuch\nfile" in line for line in lines) and any(rb"empty\x1b[2J" in line for line in lines)
+
+
+def test_printable_escapes_what_would_not_show_and_keeps_the_rest():
+    from spamnb.errors import printable
+
+    assert printable("/home/李雷/mail 2025/模型.spamnb") == "/home/李雷/mail 2025/模型.spamnb"
+    assert printable("a\nb\r\tc\x00\x1b[0m\x7f\x85\u2028\u202e\ufeff") == \
+        r"a\nb\r\tc\x00\x1b[0m\x7f\x85\u2028\u202e\ufeff"
+    assert printable(os.fsdecode(b"/tmp/\xff\xfe")) == r"/tmp/\xff\xfe"  # the undecodable bytes themselves
 
 
 @pytest.mark.parametrize("where", ["/dev/zero", "a FIFO", "a directory", "a 2 MB file"])

@@ -178,3 +178,44 @@ def test_url_tokens_of_links_in_text_hosts_addresses_and_mailto():
     assert url_tokens("http://1.2.3.4/x") == ["url:1.2.3.4"]
     assert url_tokens("mailto:Sales@Deals.example?subject=x") == ["email:addr:sales@deals.example",
                                                                   "email:domain:deals.example"]
+
+
+def piece_by_piece(text: str, options: TokenizerOptions, han: int) -> tuple[list[str], list[str]]:
+    """What text_tokens gives with a Han budget of `han`, worked out a piece
+    at a time (the reading the step past the budget must keep): each Han run
+    folded, segmented while the budget lasts and spilled a character at a
+    time past it; each other piece tokenized alone."""
+    from spamnb.text.chinese import segment
+    from spamnb.text.tokens import Budget, _han_run, normalise
+    from spamnb.text.variants import fold_variants
+
+    out: list[str] = []
+    spilled: list[str] = []
+    stop = options.stopwords
+    for index, piece in enumerate(_han_run().split(normalise(text, Budget()))):
+        if index % 2:
+            piece = fold_variants(piece)
+            taken, han = piece[:han], han - min(han, len(piece))
+            out += [word for word in segment(taken) if word not in stop]
+            spilled += [char for char in piece[len(taken):] if char not in stop]
+        elif piece:
+            out += text_tokens(piece, options)
+    return out, spilled
+
+
+def test_text_past_the_han_budget_gives_the_tokens_of_a_piece_at_a_time():
+    import random
+
+    from spamnb.text.tokens import Budget
+
+    rng = random.Random(6)
+    pool = ["a", "b1", " ", "发", "發票", "乾隆", "x@y.com", "http://a.example/x", "www.b.org", "-", ".", "it's",
+            "$5", "的", "优惠", "\n", "@", "a.b@", "mm", "⻔", "a.", "@c.org"]
+    for _ in range(500):
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 40)))
+        for han in (0, 1, 3, 10, 1000):
+            budget = Budget(han=han)
+            for options in (DEFAULT, NO_STOP):
+                assert (text_tokens(text, options, budget), budget.spilled) == piece_by_piece(text, options, han), \
+                    (text, han)
+                budget = Budget(han=han)
