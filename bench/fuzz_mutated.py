@@ -883,7 +883,7 @@ def decoder_exception(raw: bytes) -> str:
 
 def score_one(raw: bytes) -> dict:
     """Score `raw` as classify does; what happened, and how long it took."""
-    from spamnb.app.deadline import score_within
+    from spamnb.app.deadline import score_within, timed_out
 
     _DECODE_FAILED[0] = False
     wall, cpu = time.perf_counter(), time.process_time()
@@ -899,7 +899,7 @@ def score_one(raw: bytes) -> dict:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     if score is not None:
         p, lo = score.probability, score.log_odds
-        if score.reason:
+        if timed_out(score):
             problem = {"kind": "timeout", "error": score.reason}
         elif not (isinstance(p, float) and math.isfinite(p) and 0.0 <= p <= 1.0) or math.isnan(lo) \
                 or score.label not in ("spam", "ham", "unsure"):

@@ -198,10 +198,14 @@ def invisible_characters_inside_words():
 
 
 def encoded_words_inside_words():
+    # A body of a few spam words: with the subject's words the model knows 6
+    # tokens, without them 4, too few for a verdict, so a subject read wrong
+    # moves the score by its whole +3.
+    body = "点击领取，长期有效。\n".encode()
     control = message(HEAD[:2] + ["Subject: account 优惠 relief today"] + HEAD[3:]
-                      + ["Content-Type: text/plain"], b"hello\n")
+                      + ["Content-Type: text/plain; charset=utf-8"], body)
     attacked = message(HEAD[:2] + ["Subject: acc=?utf-8?q?ount?= =?utf-8?b?5LyY?=惠 re=?gb2312?b?bGllZg==?= today"]
-                       + HEAD[3:] + ["Content-Type: text/plain"], b"hello\n")
+                       + HEAD[3:] + ["Content-Type: text/plain; charset=utf-8"], body)
     return control, attacked
 
 

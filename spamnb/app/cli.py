@@ -319,12 +319,11 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
                "A ham (good mail) source, like --spam (repeatable).")
 @model_option
 @training_options
-@cutoff_options("P(spam) at or above which classify says spam; stored in the model.  "
-                "Default: tuned on held-out training scores so that a new ham is called "
-                "spam with probability at most 0.1 %, pooled and in each fifth of the "
-                "training mail by time (with under 999 ham to tune on, above the spammiest of them).",
-                "P(spam) at or below which classify says ham; stored in the model.  "
-                "Default: tuned so that a new spam is called ham with probability at most 0.5 %.")
+@cutoff_options("P(spam) at or above which classify says spam; stored in the model, and kept as "
+                "learn goes on.  Default: fitted on scores the model gave mail it had not seen yet "
+                "(each stretch of the training mail judged by the mail before it), between 0.9 and 0.99.",
+                "P(spam) at or below which classify says ham; stored in the model.  Default: 0.2, "
+                "at least 0.25 below the spam cutoff.")
 @jobs_option("Worker processes that decode and count mail.")
 @replace_option
 @click.option("--scheduler", metavar="ADDRESS",

@@ -666,7 +666,8 @@ class Model(Scorer):
                                       block_size=int(self.meta["block_size"]))
         return self._table  # type: ignore[return-value]  # a LiveTable scores as a WeightTable does
 
-    def calibrate(self, documents: list[list[str]], labels: list[int], copies: list[int] | None = None) -> dict:
+    def calibrate(self, documents: list[list[str]], labels: list[int], copies: list[int] | None = None
+                  ) -> dict | None:
         """Fit P(spam) = σ(a · raw + c) on held-out scores of training messages.
 
         The messages (in the order read) are cut into blocks of time per
@@ -691,8 +692,15 @@ class Model(Scorer):
         raw = blocked_raw_scores(self.counts, documents, labels, self.options, self._selected, copies=copies)
         return self.fit_calibration(raw, labels)
 
-    def fit_calibration(self, raw: np.ndarray, labels: list[int]) -> dict:
-        """Fit P(spam) = σ(a · raw + c) on held-out raw scores (see calibrate)."""
+    def fit_calibration(self, raw: np.ndarray, labels: list[int]) -> dict | None:
+        """Fit P(spam) = σ(a · raw + c) on held-out raw scores (see calibrate);
+        None, and no calibration, when they hold no scored message of one
+        class (a few messages, or none with evidence, after the first blocks)."""
+        raw = np.asarray(raw, dtype=np.float64)
+        if len(set(np.asarray(labels)[~np.isnan(raw)].tolist())) < 2:
+            self.meta.pop("calibration", None)
+            self.held_out_log_odds = None
+            return None
         scale, offset = fit_platt(raw, np.asarray(labels))
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(labels)}
         self.held_out_log_odds = np.where(np.isnan(raw), np.nan, self.rule.log_odds(raw))
@@ -748,6 +756,9 @@ class Model(Scorer):
         """Set the cutoffs from the held-out scores of the last `calibrate`
         (calibration.fit_cutoffs); `learn` refits them the same way on the
         scores learned mail had (refit_from_recent)."""
+        if self.held_out_log_odds is None:  # not calibrated: nothing to fit them on
+            self.cutoffs = Cutoffs()
+            return self.cutoffs
         spam, ham = fit_cutoffs(self.held_out_log_odds, np.asarray(labels))
         self.cutoffs = Cutoffs(spam=spam, ham=ham)
         self.meta["cutoffs_fitted"] = {"messages": len(labels)}
@@ -833,12 +844,15 @@ class Model(Scorer):
 
     def cutoffs_set_by(self) -> str:
         """Where the cutoffs came from, in words."""
-        for key, what in (("cutoffs_tuned", "tuned by evaluate --tune"), ("cutoffs_fitted", "fitted")):
-            if key in self.meta:
-                source = self.meta[key]
-                if source.get("source") == "learned":
-                    return f"{what} on {source.get('messages', 0):,} learned messages"
-                return f"{what} on {source.get('messages', 0):,} training messages"
+        tuned, fitted = self.meta.get("cutoffs_tuned"), self.meta.get("cutoffs_fitted")
+        if tuned is not None:
+            how = f"tuned by evaluate --tune at {100 * tuned.get('max_fpr', 0.001):g} % ham lost"
+            if tuned.get("source") == "learned":
+                how += f", then on {tuned.get('messages', 0):,} learned messages"
+            return how
+        if fitted is not None:
+            kind = "learned" if fitted.get("source") == "learned" else "training"
+            return f"fitted on {fitted.get('messages', 0):,} {kind} messages"
         return "set by hand" if self.meta.get("calibration") else "defaults"
 
     def top_tokens(self, n: int, spam: bool = True) -> list[dict]:

@@ -44,7 +44,8 @@ from spamnb.app.fastpath import main
 main(sys.argv[1:])
 """
 
-MESSAGE = b"From: a@example.com\nSubject: hello\n\nBuy cheap pills now, free money.\n"
+MESSAGE = (b"From: a@example.com\nSubject: hello\n\n"  # words enough for a verdict (scoring.MIN_EVIDENCE)
+           b"Buy cheap pills now, free money. Pay only $1 per pill, full refund, no fee, claim it today.\n")
 STALLED = MESSAGE.replace(b"Subject: hello", b"Subject: stall")
 
 

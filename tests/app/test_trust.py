@@ -245,9 +245,11 @@ def test_explain_lines_add_up_to_the_log_odds(variant_models):
     assert any(t["term"] == "other tokens" for r in short for t in r["explain_terms"])
     text = run_spamnb("classify", "--model", variant_models["default"], "--explain", "--top", "3", SPAM_FILE)
     lines = text.stdout.decode().splitlines()
-    assert "(calibration offset)" in lines[1] and "other tokens)" in lines[-2] and "= log-odds" in lines[-1]
+    rule = lines.index("        ────────")
+    assert lines[1].endswith("calibration offset") and "more tokens (" in lines[rule - 1]
+    assert "log-odds: the lines above added up" in lines[rule + 1]
     verdict_log_odds = float(lines[0].split()[2])
-    assert abs(float(lines[-1].split()[0]) - verdict_log_odds) < 0.006  # both printed rounded
+    assert abs(float(lines[rule + 1].split()[0]) - verdict_log_odds) < 0.006  # both printed rounded
 
 
 @pytest.mark.parametrize("name", ["spamassassin", "trec06p", "ccert_zh"])
@@ -378,17 +380,16 @@ def test_train_and_evaluate_name_each_phase_and_never_sit_still(tmp_path):
     assert b"".join(data for _, data in quiet) == b""
 
 
-def test_roc_plots_have_a_log_ham_axis_and_labelled_ticks_on_both_axes(tmp_path):
-    plot = tmp_path / "roc.svg"
-    result = run_spamnb("evaluate", SAMPLE / "mail", "--plot", plot)
+def test_roc_plots_have_logit_axes_and_labelled_ticks_on_both(tmp_path):
+    result = run_spamnb("evaluate", SAMPLE / "mail", "--plot", tmp_path / "roc.svg")  # the stem "roc"
     assert result.returncode == 0
-    svg = plot.read_text()
-    for label in ("0.01%", "0.1%", "1%", "10%", ">0%<", ">25%<", ">50%<", ">75%<", "ham lost (log scale)",
-                  "spam caught"):
+    svg = (tmp_path / "roc-roc.svg").read_text()
+    for label in (">0.01%<", ">0.1%<", ">1%<", ">10%<", ">50%<", ">90%<", ">99.99%<",
+                  "% of ham misclassified (logit scale)", "% of spam misclassified (logit scale)"):
         assert label in svg, label
     text = result.stdout.decode()
-    assert "ham lost (x, log scale)" in text and "0.01%" in text and "0.1%" in text
-    assert "100% │" in text and "0% │" in text
+    assert "both on a logit scale as TREC draws them" in text
+    assert "  0.01% ┤" in text and " 99.99% ┤" in text and "0.01%   0.1%     1%" in text
 
 
 # -- the README's figures come from BENCHMARKS.md --------------------------------------------------

@@ -17,13 +17,14 @@ from spamnb.mail.message import decode_message
 from spamnb.model.scorer import Scorer
 from spamnb.text.tokens import TokenizerOptions, message_tokens
 
-# Log-odds an attack may move a message: 4 % of the controls' +6.2, a
+# Log-odds an attack may move a message: 8 % of the controls' +3.1, a
 # twentieth of the smallest effect measured before the fixes (-0.31 for
 # base64 padded line by line; the issue's flaws cost 1 to 9).
 TOLERANCE = 0.25
-# Every control must be spam with this margin, so that a lost body (which
-# takes the message to about -2.7 on this model) would fail the test.
-CONTROL_AT_LEAST = 3.0
+# Every control must lean to spam by this much, so that a lost body (which
+# takes the message to 0 or below on this model: its header fields alone
+# are ham-ish or too few for a verdict) would fail the test.
+CONTROL_AT_LEAST = 2.5
 
 
 @pytest.fixture(scope="module")
