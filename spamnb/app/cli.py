@@ -321,7 +321,8 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 @training_options
 @cutoff_options("P(spam) at or above which classify says spam; stored in the model, and kept as "
                 "learn goes on.  Default: fitted on scores the model gave mail it had not seen yet "
-                "(each stretch of the training mail judged by the mail before it), between 0.9 and 0.99.",
+                "(each stretch of the training mail judged by the mail before it), between 0.96 and 0.99 "
+                "(0.99 with under 999 ham to fit on).",
                 "P(spam) at or below which classify says ham; stored in the model.  Default: 0.2, "
                 "at least 0.25 below the spam cutoff.")
 @jobs_option("Worker processes that decode and count mail.")

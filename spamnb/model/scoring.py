@@ -62,8 +62,8 @@ def has_no_evidence(score) -> bool:
 
 
 # The cutoffs of a model that could not fit its own (calibration.fit_cutoffs
-# keeps the spam cutoff between SpamBayes' 0.90 and bogofilter's 0.99), and
-# the ham cutoff of every model: SpamBayes' 0.20.  What adapts to the user's
+# keeps the spam cutoff between 0.96 and bogofilter's 0.99), and the ham
+# cutoff of every model: SpamBayes' 0.20.  What adapts to the user's
 # mail is mostly the calibrated probability, fitted on mail each stretch of
 # the training mail came before.  Chosen by the worst result over
 # bench/verdicts.py's protocols (BENCHMARKS.md, "Verdicts").

@@ -76,3 +76,26 @@ def test_held_out_block_scores_equal_retraining_without_the_block():
             if event_model != "bernoulli":  # its bias's absent-token sum is not per block (Model.calibrate)
                 assert got == pytest.approx(expected)
             assert len(set(np.round(got, 9))) > 1 or min_strength > 0
+
+
+def test_fit_cutoffs_by_hand():
+    from spamnb.model.calibration import fit_cutoffs
+
+    def logit(p):
+        return np.log(p / (1 - p))
+
+    spam = np.linspace(3, 12, 500)
+    # 998 ham, the spammiest at log-odds 2: too few to promise 0.1 %, so bogofilter's 0.99.
+    ham = np.r_[np.linspace(-12, 1, 997), 2.0]
+    assert fit_cutoffs(np.r_[ham, spam], np.r_[np.zeros(998), np.ones(500)]) == (0.99, 0.2)
+    # 1,000 ham: one log-odds above the spammiest, within 0.96..0.99.
+    for top, expected in ((2.5, 1 / (1 + np.exp(-3.5))), (1.0, 0.96), (4.0, 0.99)):
+        ham = np.r_[np.linspace(-12, 0, 999), top]
+        spam_cut, ham_cut = fit_cutoffs(np.r_[ham, spam], np.r_[np.zeros(1000), np.ones(500)])
+        assert spam_cut == pytest.approx(expected, abs=1e-9) and ham_cut == 0.2, top
+    # Unscored messages (NaN: no evidence, or a block that only teaches) do not count.
+    ham = np.r_[np.linspace(-12, 0, 999), 2.5, np.full(50, np.nan)]
+    assert fit_cutoffs(np.r_[ham, spam], np.r_[np.zeros(1050), np.ones(500)])[0] == pytest.approx(
+        1 / (1 + np.exp(-3.5)))
+    assert fit_cutoffs(np.r_[ham[:998], ham[-50:], spam], np.r_[np.zeros(1048), np.ones(500)]) == (0.99, 0.2)
+    assert logit(0.96) < 3.5 < logit(0.99)
