@@ -320,11 +320,11 @@ def _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df
 @model_option
 @training_options
 @cutoff_options("P(spam) at or above which classify says spam; stored in the model.  "
-                "Default: tuned on held-out training scores so that a new ham is called "
-                "spam with probability at most 0.1 %, pooled and in each fifth of the "
-                "training mail by time (with under 999 ham to tune on, above the spammiest of them).",
+                "Default: fitted on forward-chained held-out training scores, one log-odds "
+                "above what lets a new ham be called spam with probability at most 0.1 % "
+                "(with under 1,999 ham, above the spammiest of them), kept between 0.90 and 0.99.",
                 "P(spam) at or below which classify says ham; stored in the model.  "
-                "Default: tuned so that a new spam is called ham with probability at most 0.5 %.")
+                "Default: 0.2 (SpamBayes'), at least 0.25 below the spam cutoff.")
 @jobs_option("Worker processes that decode and count mail.")
 @replace_option
 @click.option("--scheduler", metavar="ADDRESS",
