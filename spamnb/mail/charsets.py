@@ -101,7 +101,8 @@ def decode_text(data: bytes, declared: str | None = None, cut: bool = False) -> 
         if codec in _WEAK and _JIS_ESCAPE in data:
             # Japanese mail sent without a charset is mostly ISO-2022-JP:
             # all ASCII, so read as ASCII its escape codes became words
-            # ("$b", "$B$3$s$K$A$O").  Taken only when it reads strictly.
+            # ("$b", "$B$3$s$K$A$O"), in 421 trec06p spam.  Taken only when
+            # it reads strictly.
             try:
                 return _decode(data, "iso2022_jp_ext", cut=cut)
             except UnicodeDecodeError:
@@ -137,9 +138,9 @@ def decode_text(data: bytes, declared: str | None = None, cut: bool = False) -> 
 SNIFFED_CODECS = ("gb18030", "cp949", "big5hkscs", "cp932", "euc_jp")
 
 # The bytes each reading is judged on: from the first 8-bit byte, this many
-# (some 4,000 CJK characters).  A reading is judged on a bounded sample so
-# that the cost of judging stays the same for any size; the whole text must
-# still decode.
+# (some 2,000 CJK characters).  A reading is judged on a bounded sample so
+# that the cost of judging stays the same for any size (the whole text must
+# still decode); 8 KB chose the same reading for every text of the corpora.
 _JUDGED_BYTES = 4096
 _HIGH_BYTE = re.compile(rb"[\x80-\xff]")
 _HIGH_BYTES = bytes(range(0x80, 0x100))
@@ -161,13 +162,23 @@ def _sniff(data: bytes, cut: bool = False) -> tuple[str, str] | None:
     that decode with a few bad sequences replaced compete the same way,
     each replacement counted against them: a stray bad byte in a long
     Chinese body does not make it Latin-1.
+
+    Against the rule before it (GB18030 whenever the 8-bit bytes came in
+    pairs, unless 30 % kana or 90 % Hangul said otherwise), measured on the
+    shared corpora with decode_text's ISO-2022-JP rule: trec06p's 1,204
+    spam and 37 ham messages decode otherwise (Shift_JIS, EUC-KR and Big5
+    spam that was GB18030 mojibake; western ham that was too),
+    spamassassin's 17 spam and 4 ham, ccert_zh's 4 spam (Korean) and none
+    of its ham.
     """
     try:
         return "utf-8", _decode(data, "utf-8", cut=cut)
     except UnicodeDecodeError:
         pass
     first = _HIGH_BYTE.search(data)
-    start = first.start() if first else 0
+    # From the ASCII byte before the first 8-bit one: a letter there touches
+    # the first character read.
+    start = max(0, first.start() - 1) if first else 0
     judged = data[start:start + _JUDGED_BYTES]
     partial = cut or start + _JUDGED_BYTES < len(data)  # the judged bytes may end inside a character
     threshold = max(0, _western_score(judged))
@@ -341,12 +352,12 @@ def _western_score(data: bytes) -> int:
         for char in run:
             if char == "\ufffd":
                 score += _IMPOSSIBLE_POINTS
-            elif char.isalpha() and char not in "ªºµƒ" or char in _WESTERN_SYMBOLS:
+            elif char.isalpha() and char not in "ªºƒ" or char in _WESTERN_SYMBOLS:
                 score += _LEVEL_1_POINTS
     return score
 
 
-_WESTERN_SYMBOLS = frozenset("‘’“”–—•…€™©®°«»§£¥¢·´¡¿")
+_WESTERN_SYMBOLS = frozenset("‘’“”–—•…€™©®°«»§£¥¢·´¡¿µ")
 # Doubled in western text ("——", "’’"); "¡¡" is GB2312's full-width space.
 _WESTERN_DOUBLED = frozenset("‘’“”–—•…*°«»")
 

@@ -61,9 +61,12 @@ def test_short_header_words_read_as_written(text, codec):
     assert decode_text(text.encode(codec)) == text
 
 
-@pytest.mark.parametrize("text", ["won’t", "Java’s “skills”", "price: 5 €, really", "naïve café"])
+@pytest.mark.parametrize("text", ["won’t", "Java’s “skills”", "price: 5 €, really", "naïve café",
+                                  "¡This is quoted-printable!", "a 0.1 µF capacitor", "Université de Montréal"])
 def test_western_text_with_a_few_8_bit_bytes_stays_western(text):
-    # "won’t" is 77 6F 6E 92 74: 92 74 is also a Shift_JIS kanji (稚).
+    # Each also reads as one CJK codec or another: "won’t" is 77 6F 6E 92 74,
+    # and 92 74 is a Shift_JIS kanji (稚); "¡T" is a Big5 symbol, "µF" a Big5
+    # ideograph.
     assert decode_text(text.encode("cp1252")) == text
 
 
