@@ -299,39 +299,34 @@ def _row(encoded: bytes, codec: str) -> int:
     punctuation, forms and foreign letters), _LEVEL_1 (the ideographs sorted
     apart as the frequent ones: GB2312's 3,755, Big5's 5,401, JIS X 0208's
     2,965; for KS X 1001, its 2,350 Hangul syllables), _LEVEL_2 (the other
-    ideographs of the standard), or _EXTENSION (what a vendor added after:
-    GBK, HKSCS, CP932's and CP949's extensions, JIS X 0212)."""
+    ideographs of the standard; KS X 1001's Hanja), or _EXTENSION (what a
+    vendor added after: GBK, HKSCS, CP932's and CP949's extensions, JIS X
+    0212)."""
     if len(encoded) != 2:
         return _EXTENSION
     lead, trail = encoded
-    if codec == "big5hkscs":
-        if 0xA1 <= lead <= 0xA3:
-            return _SYMBOLS
-        if 0xA4 <= lead <= 0xC5 or (lead == 0xC6 and trail <= 0x7E):
-            return _LEVEL_1
-        return _LEVEL_2 if 0xC9 <= lead <= 0xF9 else _EXTENSION
-    if codec == "cp932":
-        if 0x81 <= lead <= 0x84:
-            return _SYMBOLS
-        if 0x88 <= lead <= 0x97 or (lead == 0x98 and trail <= 0x72):
-            return _LEVEL_1
-        return _LEVEL_2 if 0x98 <= lead <= 0xEA else _EXTENSION
-    # The EUC layouts: both bytes from A1.
-    if trail < 0xA1 or lead < 0xA1:
+    if trail < 0xA1 and codec in _EUC:
         # GBK's own symbol rows (╭╮╰╯, ═║╔╗, ↖↗) draw the art of Chinese mail.
         return _SYMBOLS if codec == "gb18030" and 0xA8 <= lead <= 0xA9 else _EXTENSION
-    symbols, level_1, level_2 = _EUC_ROWS[codec]
-    if lead <= symbols:
+    (first_symbol, last_symbol), (first_level_1, last_level_1), (first_level_2, last_level_2) = _ROWS[codec]
+    if first_symbol <= lead <= last_symbol:
         return _SYMBOLS
-    if lead <= level_1:
-        return _LEVEL_1 if lead >= 0xB0 else _EXTENSION
-    return _LEVEL_2 if lead <= level_2 else _EXTENSION
+    if first_level_1 <= lead and (lead, trail) <= last_level_1:
+        return _LEVEL_1
+    return _LEVEL_2 if first_level_2 <= lead <= last_level_2 else _EXTENSION
 
 
-# The last lead byte of the symbol rows, of the first level and of the
-# second, in the EUC codecs (KS X 1001's first "level" is its Hangul and the
-# second its Hanja, from CA).
-_EUC_ROWS = {"gb18030": (0xA9, 0xD7, 0xF7), "euc_jp": (0xA8, 0xCF, 0xF4), "cp949": (0xAC, 0xC8, 0xFD)}
+# Per codec: the lead bytes of the symbol rows, the first lead byte and the
+# last character of the first level, and the lead bytes of the second level.
+_ROWS = {
+    "gb18030": ((0xA1, 0xA9), (0xB0, (0xD7, 0xFE)), (0xD8, 0xF7)),
+    "euc_jp": ((0xA1, 0xA8), (0xB0, (0xCF, 0xFE)), (0xD0, 0xF4)),
+    "cp949": ((0xA1, 0xAC), (0xB0, (0xC8, 0xFE)), (0xCA, 0xFD)),
+    "big5hkscs": ((0xA1, 0xA3), (0xA4, (0xC6, 0x7E)), (0xC9, 0xF9)),
+    "cp932": ((0x81, 0x84), (0x88, (0x98, 0x72)), (0x98, 0xEA)),
+}
+# The EUC layouts, whose standard characters are two bytes from A1.
+_EUC = frozenset({"gb18030", "euc_jp", "cp949"})
 
 
 def _western_score(data: bytes) -> int:
