@@ -183,12 +183,14 @@ def _sniff(data: bytes, cut: bool = False) -> tuple[str, str] | None:
     partial = cut or start + _JUDGED_BYTES < len(data)  # the judged bytes may end inside a character
     threshold = max(0, _western_score(judged))
     high_bytes = len(judged) - len(judged.translate(None, _HIGH_BYTES))
+    undecoded = set()  # the codecs whose strict reading fails: only theirs change with replacement
     for errors in ("strict", "replace"):
         ranked = []
-        for codec in SNIFFED_CODECS:
+        for codec in SNIFFED_CODECS if errors == "strict" else [c for c in SNIFFED_CODECS if c in undecoded]:
             try:
                 sample = _decode(judged, codec, errors, partial)
             except UnicodeDecodeError:
+                undecoded.add(codec)
                 continue
             if errors == "replace" and sample.count("\ufffd") > 1 + high_bytes // _MOSTLY_VALID:
                 continue  # not a stray bad byte (a header cut inside a character) but another encoding
@@ -203,7 +205,7 @@ def _sniff(data: bytes, cut: bool = False) -> tuple[str, str] | None:
             try:
                 return codec, _decode(data, codec, errors, cut)
             except UnicodeDecodeError:
-                continue
+                undecoded.add(codec)
     return None
 
 
@@ -233,7 +235,8 @@ def _reading_score(text: str, codec: str) -> int:
     # A run of one character is decoration (a line of box drawing, of
     # full-width spaces): it counts as two, so that a line of ─ read as
     # 岸岸岸 by Big5 does not outweigh the text around it.
-    text = _REPEATS.sub(r"\1\1", text)
+    if _REPEATS.search(text):
+        text = _REPEATS.sub(r"\1\1", text)
     counts = collections.Counter("".join(_NON_ASCII_RUN.findall(text)))
     # A character before a letter, and (in the reversed text) after one: a
     # pattern that starts with the CJK class skips ASCII fast, where one
