@@ -34,14 +34,8 @@ def census(root: Path):
             for where, declared, data in pieces:
                 if data.isascii() or codec_for(declared) not in _WEAK:
                     continue
-                text = _sniff(data)
-                choice = "utf-8/gb18030" if text is not None else "cp1252"
-                if text is not None:
-                    try:
-                        data.decode("utf-8")
-                        choice = "utf-8"
-                    except UnicodeDecodeError:
-                        choice = "gb18030" if text == data.decode("gb18030", "replace") else "big5"
+                sniffed = _sniff(data)
+                choice, text = sniffed if sniffed is not None else ("cp1252", None)
                 key = (label, where, declared or "-", choice)
                 choices[key] += 1
                 if key not in examples:

@@ -268,8 +268,15 @@ def test_whole_messages_are_linear(shape):
     assert_linear(decode_and_tokenize, make, n)
 
 
-def test_charset_sniffing_is_linear():
-    assert_linear(decode_text, lambda n: "正規發票".encode("big5") * n, 10000)
+@pytest.mark.parametrize("unit", [
+    "正規發票".encode("big5"),
+    "　【完全無料】出会い┃".encode("shift_jis"),  # read by all five CJK codecs, scored by each
+    b"\xb0\xa1",  # valid in all five
+    "caf\xe9 cr\xe8me ".encode("latin-1"),  # western: every reading, then every replaced one, loses
+    b"\x81\x0a",  # a lone lead byte each time: only replaced readings
+])
+def test_charset_sniffing_is_linear(unit):
+    assert_linear(decode_text, lambda n: unit * n, 10000)
 
 
 def test_top_k_is_linear():
