@@ -88,10 +88,24 @@ def _tokenize(path: str) -> list[str]:
     return message_tokens(decode_message(Path(path).read_bytes()), options)
 
 
+def reader_digest() -> str:
+    """A digest of the code that turns bytes into tokens (spamnb/mail, spamnb/text): a
+    decoding fix changes tokens without a new TOKENIZER_VERSION."""
+    import hashlib
+
+    digest = hashlib.blake2b(str(TOKENIZER_VERSION).encode(), digest_size=8)
+    import spamnb
+
+    package = Path(spamnb.__file__).resolve().parent  # the spamnb this run imports
+    for path in sorted([*package.glob("mail/*.py"), *package.glob("text/*.py"), *package.glob("data/*.txt")]):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def tokens_of(name: str, items: list[tuple[int, Path]], headers: str, jobs: int) -> list[list[str]]:
-    """Each message's tokens (cached per corpus, header setting and tokenizer version)."""
+    """Each message's tokens (cached per corpus, header setting and reading code)."""
     global _headers
-    cache = CACHE / f"{name}-{headers}-{TOKENIZER_VERSION}.json.gz"
+    cache = CACHE / f"{name}-{headers}-{reader_digest()}.json.gz"
     paths = [str(path) for _, path in items]
     stored = json.loads(gzip.decompress(cache.read_bytes())) if cache.exists() else {}
     if all(path in stored for path in paths):
