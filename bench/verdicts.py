@@ -307,23 +307,11 @@ def spamnb_learn(jobs: int) -> dict:
 
 def bogofilter_split(protocol: str) -> dict:
     import tool_bogofilter
-    from toolkit import Item, SplitJob
+    from compare import lay_out_split
 
     headers, train, test = protocol_parts(protocol)
     with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
-        job = SplitJob(root, [], [], headers == "content")
-        for directory in (job.spam_dir, job.ham_dir, job.test_dir):
-            directory.mkdir(parents=True)
-        for number, (label, path) in enumerate(train):
-            target = (job.spam_dir if label == SPAM else job.ham_dir) / f"{number:06d}"
-            corpora.write_message(path, target, headers)
-            job.train.append(Item(label, target))
-        for number, (label, path) in enumerate(test):
-            target = job.test_dir / f"{number:06d}"
-            corpora.write_message(path, target, headers)
-            job.test.append(Item(label, target))
-        outcome = tool_bogofilter.split(job)
+        outcome = tool_bogofilter.split(lay_out_split(Path(folder), train, test, headers))
     labels = np.array([label for label, _ in test])
     result = verdict_figures(labels, outcome.scores, outcome.verdicts, None, (0.99, 0.45))
     if protocol.startswith("trec-") and protocol[5].isdigit():
