@@ -4,10 +4,12 @@ Naive Bayes log-odds are famously overconfident (they count correlated
 evidence as independent), and a length-normalised score is not a log-odds at
 all.  Both are mapped to P(spam) = σ(a · raw + c), with a and c fitted by
 maximum likelihood on scores the model gave to training messages it had not
-seen (blocks of training mail held out in turn, see Model.calibrate, or
-the scores learned mail had before it was learned, Model.refit_from_recent), following Platt (1999), including
-his smoothed targets (N₊ + 1)/(N₊ + 2) and 1/(N₋ + 2) that keep the fit from
-running to infinity on separable data.
+seen (each block of training mail judged by the blocks before it, see
+Model.calibrate, or the scores learned mail had before it was learned,
+Model.refit_from_recent), following Platt (1999), including his smoothed
+targets (N₊ + 1)/(N₊ + 2) and 1/(N₋ + 2) that keep the fit from running to
+infinity on separable data.  The same scores fit the cutoffs (fit_cutoffs);
+`evaluate --tune` tunes them on a user's own labelled mail (tune_cutoffs).
 """
 
 from __future__ import annotations
