@@ -34,6 +34,8 @@ demo: $(VENV)/.installed
 	@echo
 	@echo "== classify mail it has not seen: an mbox of spam and a Maildir of ham"
 	$(BIN)/spamnb classify --model $(MODEL) sample_data/mbox/spam.mbox sample_data/maildir/ham
+	@echo "(120 training messages are too few to fit a spam cutoff on: it stays at 0.99, so the"
+	@echo " unseen spam leans spam but is unsure; README, \"What a verdict means\")"
 	@echo
 	@echo "== why: the tokens behind one verdict (a GB2312 spam read from stdin)"
 	$(BIN)/spamnb classify --model $(MODEL) --explain --top 8 - < sample_data/maildir/spam/new/1739205492.M2P4102.sample
