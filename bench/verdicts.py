@@ -251,7 +251,7 @@ def spamnb_split(protocol: str, jobs: int, scores_dir: Path | None) -> dict:
         rule = model.rule
         held = getattr(model, "held_out_log_odds", None)
         np.savez(scores_dir / f"{protocol.replace('>', '')}.npz",
-                 test_raw=np.array([rule.raw_of_log_odds(x) for x in log_odds]),
+                 test_raw=np.array([s.raw for s in scores]),  # NaN: no evidence
                  test_known=np.array([s.tokens_known for s in scores]), test_labels=labels,
                  held_raw=np.zeros(0) if held is None else (held - rule.offset) / rule.scale,
                  held_labels=np.array([train[i][0] for i in calibration_sample(len(train))]),

@@ -132,12 +132,19 @@ def timeout_option(what: str):
 
 
 def _cutoffs(stored, spam_cutoff, ham_cutoff):
-    """The model's cutoffs with any given on the command line (or in settings) in their place."""
+    """`stored` cutoffs with any given on the command line (or in settings) in
+    their place.  One given alone moves the other only as far as it must: a
+    spam cutoff under the stored ham cutoff takes the ham cutoff down with it."""
     from ..model.scoring import Cutoffs
 
+    spam = stored.spam if spam_cutoff is None else spam_cutoff
+    ham = stored.ham if ham_cutoff is None else ham_cutoff
+    if ham_cutoff is None:
+        ham = min(ham, spam)
+    elif spam_cutoff is None:
+        spam = max(spam, ham)
     try:
-        return Cutoffs(spam=stored.spam if spam_cutoff is None else spam_cutoff,
-                       ham=stored.ham if ham_cutoff is None else ham_cutoff)
+        return Cutoffs(spam=spam, ham=ham)
     except ValueError as error:
         raise OptionError(str(error)) from None
 
@@ -376,14 +383,9 @@ def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     options = _train_options(event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features,
                              min_strength, retrain_margin, fold_variants, bigrams, headers_spec, stopwords_file,
                              no_stopwords, keywords_file)
-    try:
-        cutoffs = None
-        if spam_cutoff is not None or ham_cutoff is not None:
-            default = Cutoffs()
-            cutoffs = Cutoffs(spam=default.spam if spam_cutoff is None else spam_cutoff,
-                              ham=default.ham if ham_cutoff is None else ham_cutoff)
-    except ValueError as error:
-        raise OptionError(str(error)) from None
+    cutoffs = None
+    if spam_cutoff is not None or ham_cutoff is not None:
+        cutoffs = _cutoffs(Cutoffs(), spam_cutoff, ham_cutoff)
     if set(spam_paths) & set(ham_paths):
         raise OptionError("the same source is given as both spam and ham: "
                           + ", ".join(sorted(set(spam_paths) & set(ham_paths))))

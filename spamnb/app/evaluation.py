@@ -124,7 +124,9 @@ def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | No
     Scores come from the counts so far through the same formulas as the
     model (weights of just the message's tokens), so no
     model is rebuilt per message.  The verdict is spam when the uncalibrated
-    log-odds is positive; there is no unsure band.
+    log-odds is positive; there is no unsure band, but for a message with
+    no evidence (scoring.MIN_EVIDENCE), at log-odds 0 and unsure, as
+    classify says it.
     """
     counts = TokenCounts()
     totals = np.zeros(2, dtype=np.int64)
@@ -138,12 +140,13 @@ def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | No
         if counts.messages.min() > 0:
             raw = raw_score_from_counts(counts, totals, tokens, options)
             prior = float(np.log(counts.messages[SPAM]) - np.log(counts.messages[HAM]))
-            log_odds.append(raw + (prior if options.normalize == "none" else 0.0))
+            log_odds.append(raw + (prior if options.normalize == "none" else 0.0) if raw == raw else math.nan)
         else:
-            log_odds.append(0.0)
+            log_odds.append(math.nan)
         counts.add([tokens], [label])
         totals[label] += len(tokens)
-    verdicts = ["spam" if score > 0 else "ham" for score in log_odds]
+    verdicts = ["unsure" if score != score else "spam" if score > 0 else "ham" for score in log_odds]
+    log_odds = [0.0 if score != score else score for score in log_odds]  # no evidence: log-odds 0
     result = summarise(labels, log_odds, verdicts)
     result["scores"] = {"labels": labels, "log_odds": log_odds}
     return result

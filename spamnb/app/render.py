@@ -254,7 +254,7 @@ def inspect_text(summary, spam_rows, ham_rows, looked_up):
                   f"min strength: {summary['min_strength']:g}   retrain margin: {summary['retrain_margin']:g}   "
                   f"bias: {summary['bias']:+.3f}")
     cutoffs = summary["cutoffs"]
-    console.print(f"cutoffs: spam ≥ {cutoffs['spam']:.4g}, ham ≤ {cutoffs['ham']:.4g}, unsure between"
+    console.print(f"cutoffs: spam ≥ {cutoffs['spam']:.4g}, ham ≤ {cutoffs['ham']:.4g}"
                   + (f" ({cutoffs['set_by']})" if cutoffs.get("set_by") else ""))
     size = f"{summary['file_bytes'] / 1e6:.1f} MB" if summary.get("file_bytes") else "?"
     console.print(f"created: {summary['created']}   updated: {summary['updated']}   file: {size}   "

@@ -276,6 +276,9 @@ def count_near_errors_again(counts: TokenCounts, sample: list[tuple[list[str], i
         return [1] * len(sample)
     margin = options.retrain_margin
     model = Model.from_counts(counts, options)
+    # A message with too little evidence (raw NaN) is counted once: the comparison
+    # is false for it, and a second count of its one to four known tokens would
+    # teach little.  near_errors_by_key decides the same way.
     copies = [2 if (1 if label == SPAM else -1) * model.raw_score(tokens) <= margin else 1
               for tokens, label in sample]
     for (tokens, label), times in zip(sample, copies):

@@ -10,6 +10,7 @@ import math
 
 from ..record import Record
 from ..text.tokens import TokenizerOptions
+from .scoring import MIN_EVIDENCE
 
 EVENT_MODELS = ("multinomial", "bernoulli", "mixed")
 NORMALIZE = ("none", "sqrt", "mean")
@@ -163,3 +164,5 @@ class TrainOptions(Record):
             raise ValueError("the retraining margin must be a finite number >= 0")
         if min(self.top_k, self.chunk, self.min_df, self.max_features) < 0:
             raise ValueError("top-k, chunk, min-df and max-features must be >= 0")
+        if 0 < self.chunk < MIN_EVIDENCE:  # every chunk would be too short for a verdict
+            raise ValueError(f"chunk must be 0 or at least {MIN_EVIDENCE} tokens (a verdict needs {MIN_EVIDENCE})")

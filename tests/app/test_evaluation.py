@@ -116,7 +116,7 @@ def test_evaluate_tune_stores_cutoffs_and_plot(tmp_path, sample_model):
     tuned = json.loads(result.stdout)["tuned_cutoffs"]
     inspect = json.loads(run_spamnb("inspect", "--model", model, "--format", "json").stdout)
     assert inspect["summary"]["cutoffs"] == {"spam": tuned["spam"], "ham": tuned["ham"],
-                                             "set_by": "tuned by evaluate --tune at 5 % ham lost"}
+                                             "set_by": "tuned at 5 % ham lost"}
     assert (tmp_path / "roc-roc.svg").read_text().startswith("<svg")
     assert "tuned spam cutoff" in (tmp_path / "roc-scores.svg").read_text()
 
