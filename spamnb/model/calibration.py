@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .scoring import HAM_CUTOFF, MIN_BAND
+from .scoring import HAM_CUTOFF, MIN_BAND, logit
 
 # fit_cutoffs: how far above the spammiest held-out ham (in log-odds) the spam
 # cutoff goes, the range it stays in, and the scored ham it needs to move at all.
@@ -137,12 +137,8 @@ def fit_cutoffs(log_odds: np.ndarray, labels: np.ndarray) -> tuple[float, float]
     spam = high
     if int((~labels & ~np.isnan(log_odds)).sum()) >= FIT_MINIMUM_HAM:
         fitted, _ = tune_cutoffs(log_odds, labels, max_fpr=0.001, max_fnr=0.005)
-        spam = min(max(_sigmoid(_logit(fitted) + DRIFT_MARGIN), low), high)
+        spam = min(max(_sigmoid(logit(fitted) + DRIFT_MARGIN), low), high)
     return spam, min(HAM_CUTOFF, spam - MIN_BAND)
-
-
-def _logit(p: float) -> float:
-    return float(np.log(p) - np.log1p(-p)) if 0.0 < p < 1.0 else (np.inf if p >= 1.0 else -np.inf)
 
 
 def _allowance(rate: float, n: int) -> int:

@@ -708,7 +708,8 @@ class Model(Scorer):
             return None
         scale, offset = fit_platt(raw, np.asarray(labels))
         self.meta["calibration"] = {"scale": scale, "offset": offset, "messages": len(labels)}
-        self.held_out_log_odds = np.where(np.isnan(raw), np.nan, self.rule.log_odds(raw))
+        rule = self.rule
+        self.held_out_log_odds = rule.offset + rule.scale * raw  # an unscored message (NaN) stays NaN
         return self.meta["calibration"]
 
     def record_recent(self, raw: float, label: int) -> None:
