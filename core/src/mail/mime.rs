@@ -1,0 +1,1 @@
+//! Ported from spamnb/mail/mime.py.

@@ -1,0 +1,9 @@
+//! Raw bytes → a decoded message: header blocks, MIME parts, transfer
+//! encodings, charsets, HTML reduced to visible text, address lists.
+
+pub mod addresses;
+pub mod charsets;
+pub mod digest;
+pub mod html;
+pub mod message;
+pub mod mime;

@@ -1,0 +1,1 @@
+//! The 64-bit key a token is found by.

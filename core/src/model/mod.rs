@@ -1,0 +1,4 @@
+//! Tokens → keys → weights: the 64-bit key of a token and the lookups and sums
+//! of scoring.
+
+pub mod keys;

@@ -1,0 +1,1 @@
+//! Ported from spamnb/text/ (tokens.py, stopwords).

@@ -1,0 +1,1 @@
+//! A decoded message → the list of tokens the model counts.
