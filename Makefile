@@ -1,6 +1,10 @@
 # Every target installs what it needs into .venv first, so `make demo` and
-# `make test` work on a fresh machine with only Python 3.11+ and make.
+# `make test` work on a fresh machine with Python 3.11+, make and cargo (the
+# Rust core, core/, is built by maturin as part of the install).
 PYTHON ?= python3
+# rustup puts cargo here; a login shell has it on PATH, make under CI may not.
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+CORE   := core/Cargo.toml core/Cargo.lock $(wildcard core/src/*.rs core/src/*/*.rs)
 VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO   := .demo
@@ -13,13 +17,14 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 # The editable install is one plain .pth line naming the checkout, no import
-# hook (pyproject.toml, [tool.setuptools] package-dir says why).
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+# hook (pyproject.toml, [tool.maturin] says why); it builds the core in release
+# mode into spamnb/, and again whenever a Rust source changes.
+$(VENV)/.installed: pyproject.toml $(CORE) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	$(BIN)/python -m compileall -q spamnb   # bytecode even where PYTHONDONTWRITEBYTECODE is set
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml $(CORE) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test]'
 	$(BIN)/python -m compileall -q spamnb
 	touch $@ $(VENV)/.installed

@@ -38,7 +38,7 @@ from ..model.model import COMPRESSED, KeyColumns, Model, blocked_raw_scores_by_k
 from ..model.modelfile import BLOCK_KEYS, check_writable, locked, write_model_streamed
 from ..model.options import TrainOptions
 from ..progress import Phases
-from ..model.scoring import Cutoffs, block_crcs, token_key
+from ..model.scoring import Cutoffs, block_crcs, token_keys
 from ..model.weights import class_log_prior, selected_features, token_weights
 
 BUILD_CHUNK = 256 * BLOCK_KEYS
@@ -85,7 +85,7 @@ def keyword_keys_of(options: TrainOptions) -> np.ndarray | None:
     """The sorted keys of the model's keyword list, if it has one."""
     if not options.keywords:
         return None
-    return np.unique(np.fromiter(map(token_key, options.keywords), dtype=np.uint64, count=len(options.keywords)))
+    return np.unique(np.frombuffer(token_keys(list(options.keywords)), dtype="<u8").astype(np.uint64))
 
 
 def calibration_due(labels: list[int], messages) -> bool:

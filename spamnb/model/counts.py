@@ -61,9 +61,9 @@ class TokenCounts:
         new tokens, not all of them again."""
         done = len(self._keys)
         if done < len(self.tokens):
-            from .scoring import token_key
+            from .scoring import token_keys
 
-            new = np.fromiter(map(token_key, self.tokens[done:]), dtype=np.uint64, count=len(self.tokens) - done)
+            new = np.frombuffer(token_keys(self.tokens[done:]), dtype="<u8").astype(np.uint64)
             self._keys = np.concatenate([self._keys, new])
         return self._keys[: len(self.tokens)]
 

@@ -24,10 +24,7 @@ from collections import Counter
 from itertools import islice
 from operator import lt as _below
 
-try:  # the C module itself: hashlib would load OpenSSL first (6 ms)
-    from _blake2 import blake2b
-except ImportError:  # not CPython
-    from hashlib import blake2b
+from .._core import token_key, token_keys  # noqa: F401  (the key rule lives in the core: model/keys.rs)
 
 from ..record import Record
 
@@ -224,13 +221,6 @@ def probability(log_odds: float) -> float:
         return 1.0 / (1.0 + math.exp(-log_odds))
     z = math.exp(log_odds)
     return z / (1.0 + z)
-
-
-def token_key(token: str) -> int:
-    """The 64-bit key a token is found by: BLAKE2b, so no one can craft a
-    token that lands on another's key (with 10 million tokens, two keys
-    collide by chance once in 10^5 models)."""
-    return int.from_bytes(blake2b(token.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
 
 
 class WeightTable:
