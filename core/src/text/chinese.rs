@@ -322,6 +322,14 @@ mod tests {
     }
 
     #[test]
+    fn the_filler_is_never_a_word() {
+        // NUL is what keeps the total: jieba-rs never looks it up, and it
+        // comes out alone as jieba gives any character outside its blocks.
+        assert_eq!(cut("\u{0}中国\u{0}\u{0}"), ["\u{0}", "中国", "\u{0}", "\u{0}"]);
+        assert_eq!(cut("中\u{10FFFF}\u{2FA1D}国"), ["中", "\u{10FFFF}", "\u{2FA1D}", "国"]);
+    }
+
+    #[test]
     fn long_runs_are_cut_in_pieces() {
         let run = "发".repeat(10 * MAX_RUN + 3);
         let words = segment(&run);
