@@ -271,3 +271,50 @@ def test_300_ccert_zh_messages_match_stock_jieba(full, fresh_state, monkeypatch)
     runs = bench.corpus_runs(folder, 300, step=25)  # the index is ham, then spam
     assert len(runs) == 300 and sum(map(len, runs)) > 5_000
     assert bench.differences(runs, stock) == []
+
+
+# The Rust core (spamnb._core.segment): jieba-rs over jieba's own dictionary,
+# compiled in and loaded a few entries a run.  It must give stock jieba's
+# words, with the same MAX_RUN / PIECE cuts, when the Python above is gone.
+
+def test_core_constants_are_the_pythons():
+    from spamnb import _core
+
+    assert (_core.MAX_RUN, _core.PIECE) == (chinese.MAX_RUN, chinese.PIECE)
+
+
+def test_core_segment_gives_stock_jieba_words(full):
+    from spamnb import _core
+
+    _, stock = full
+    runs = [run for sentence in all_sentences() for run in han_runs(sentence)]
+    runs += ["中国\u9fd6\u9fe0人", "\u9ff0\u9ff1中文", "㐀中国人民", "\u2e80中", "中国\uf900人", "代开发票㊣",
+             "发" * 10_000, "B超检查", "AT&T公司"]
+    for text in all_sentences() * 2 + runs:  # twice: the second time from the run cache
+        assert _core.segment(text) == stock_segment(stock, text), text
+    assert _core.segment("涐司岢办理正規髮票") == ["涐", "司", "岢", "办理", "正規", "髮", "票"]
+    assert _core.segment(_core.fold_variants("涐司岢办理正規髮票")) == ["我司", "可", "办理", "正规", "发票"]
+
+
+def test_core_segment_of_a_fresh_process_is_cheap():
+    """One Chinese message in a fresh process reads a sliver of the dictionary
+    (Jieba::new() would build all of it: 300 ms)."""
+    code = ("import time; from spamnb import _core; t = time.perf_counter(); "
+            "_core.segment('本公司长期代开各地区增值税专用发票普通发票点数优惠欢迎来电咨询'); "
+            "print(time.perf_counter() - t)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert float(result.stdout) < 0.1
+
+
+def test_core_agrees_on_300_ccert_zh_messages(full):
+    from spamnb import _core
+
+    folder = corpus("ccert_zh")
+    _, stock = full
+    spec = importlib.util.spec_from_file_location("zh_segment", ROOT / "bench" / "zh_segment.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    runs = [run for message in bench.corpus_runs(folder, 300, step=25) for run in message]
+    assert len(runs) > 1_000
+    assert [run for run in runs if _core.segment(run) != stock_segment(stock, run)] == []

@@ -143,3 +143,54 @@ def test_committed_table_is_what_the_generator_builds():
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "variants_table.py"), "--check"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# The Rust core (spamnb._core): the same table (compiled in from
+# spamnb/data/variants.txt, checked alike) and OpenCC's t2s from OpenCC's own
+# dictionaries (core/data/opencc_t2s.txt), so that these tests keep guarding
+# the folds when the Python module is gone.
+
+def core_opencc_keys():
+    text = (ROOT / "core" / "data" / "opencc_t2s.txt").read_text(encoding="utf-8")
+    return [line.split("\t")[0] for line in text.splitlines() if "\t" in line and not line.startswith("#")]
+
+
+def test_core_folds_each_character_and_phrase_as_the_python():
+    from spamnb import _core
+
+    texts = [chr(code) for code in [*range(0x2E80, 0x2F00), *range(0x3400, 0x4DC0), *range(0x4E00, 0xA000),
+                                    *range(0xF900, 0xFB00), *range(0x20000, 0x2FA20)]]
+    keys = core_opencc_keys()
+    texts += keys + ["".join(keys[i:i + 5]) for i in range(0, len(keys), 3)]
+    texts += [plain + "".join(chars) for plain, chars in
+              (line.split("\t") for line in variants.TABLE_PATH.read_text(encoding="utf-8").splitlines()
+               if not line.startswith("#"))]
+    texts += ["頭髮乾燥皇后著名於菟乾隆臺灣涐司岢办理規髮票", "", "發票\n優惠"]
+    assert [t for t in texts if _core.fold_variants(t) != variants.fold_variants(t)] == []
+
+
+@pytest.mark.parametrize("word", ["發票", "subject:優蕙", "free", "", "a發b票c", "㊣規"])
+def test_core_fold_word_is_the_pythons(word):
+    from spamnb import _core
+
+    assert _core.fold_word(word) == variants.fold_word(word)
+
+
+def test_core_table_is_the_pythons():
+    from spamnb import _core
+
+    assert _core.load_variant_table(variants.TABLE_PATH.read_text(encoding="utf-8")) == variants.load_table()
+
+
+@pytest.mark.parametrize("change, why", [
+    (flip_one_entry, "checksum"),
+    (lambda data: data[: len(data) // 2], "checksum"),
+    (lambda data: b"", "no entries or crc32"),
+    (lambda data: data.replace(b"# entries:", b"# entrees:"), "no entries or crc32"),
+    (fold_twice_with_a_good_checksum, "twice"),
+], ids=["entry", "truncated", "empty", "header", "double"])
+def test_core_refuses_a_damaged_table(change, why):
+    from spamnb import _core
+
+    with pytest.raises(ValueError, match=why):
+        _core.load_variant_table(change(variants.TABLE_PATH.read_bytes()).decode("utf-8", "replace"))

@@ -1,6 +1,269 @@
-//! Variant folding: Traditional characters, variants and look-alikes → plain Simplified.
+//! Variant folding: Chinese written in forms that look or read like the
+//! plain ones (Traditional characters, variants, look-alikes: 涐司岢办理正規髮票,
+//! 增値税) back to plain Simplified text (我司可办理正规发票, 增值税), so that a
+//! disguised word scores like the word it imitates.
+//!
+//! Two steps, after the tokenizer's NFKC (which already folds full-width
+//! letters, enclosed and compatibility ideographs and Kangxi radicals: ㊣ → 正):
+//!
+//! 1. a table of variant and look-alike characters, spamnb/data/variants.txt,
+//!    derived from Unicode's Unihan variant data and OpenCC's variant
+//!    dictionaries by tools/variants_table.py (sources, licences and
+//!    selection rules there and in the file's header), plus the short hand
+//!    list below;
+//! 2. OpenCC's t2s, Traditional to Simplified with its phrase tables
+//!    (core/data/opencc_t2s.txt, OpenCC 1.4.2's own dictionaries dumped by
+//!    tools/zh_core_tables.py), applied as OpenCC applies them: its
+//!    normalisation dictionary, then its conversion group, each by maximum
+//!    forward match.  A table of characters alone would not do: 乾 → 干, but
+//!    乾隆 stays.
+//!
+//! Both tables are compiled in and parsed at the first Han run (well under a
+//! millisecond); English mail never parses them.
 
-/// `run` with variants folded.
-pub fn fold_variants(_run: &str) -> String {
-    unimplemented!("ported from spamnb/text/variants.py")
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::chinese::split_header;
+
+/// The variant table, compiled in from the file the Python reads.
+const TABLE: &str = include_str!("../../../spamnb/data/variants.txt");
+/// OpenCC's t2s dictionaries (see tools/zh_core_tables.py).
+const T2S: &str = include_str!("../../data/opencc_t2s.txt");
+
+/// Spam forms that no source covers: real characters of their own (mostly a
+/// radical added to a common character) that Unicode does not call variants
+/// of the character they imitate.  Each is rare in plain Simplified mail;
+/// folding changes a real word only where the rare character was meant.
+pub const HAND: &[(char, char)] = &[
+    ('涐', '我'), // 氵+我; a river name (涐水), never in ordinary mail
+    ('硪', '我'), // 石+我; a builder's rammer (石硪)
+    ('莪', '我'), // 艹+我; a herb (莪术), a poem title (蓼莪)
+    ('岢', '可'), // 山+可; only the county 岢岚
+    ('沵', '你'), // 氵+尔, read as 你
+    ('妳', '你'), // the feminine "you" of Taiwanese writing: 你 in Simplified
+    ('菂', '的'), // 艹+的; lotus seed, archaic
+    ('嘚', '得'), // 口+得; an onomatopoeia (嘚嘚)
+    ('芣', '不'), // 艹+不; a plant (芣苢)
+    ('嶶', '微'), // 山+微, no meaning of its own in mail
+    ('沩', '为'), // 氵+为; a river and mountain in Hunan (沩山)
+    ('嚸', '点'), // 口+點: Unihan makes it a variant of a rare Extension G character, not of 点
+    ('蕙', '惠'), // 艹+惠; an orchid (蕙兰) and a given name: spam writes 优蕙 for 优惠
+];
+// Left out on purpose: 薇 for 微 (the old hand list had it): a common
+// character of names and flowers (蔷薇), which plain mail writes for itself.
+
+/// {variant: plain character} from a table file's text and the hand list.
+/// The text is checked as the Python checks the installed file: its entry
+/// count and CRC-32 must match its header, every fold is one character to
+/// one other, and no plain character is itself folded (one pass gives the
+/// final form).  The error says why, in the Python's words.
+pub fn load_table(text: &str) -> Result<HashMap<char, char>, String> {
+    let (header, body) = split_header(text);
+    let (Some(crc), Some(entries)) = (header.get("crc32"), header.get("entries")) else {
+        return Err("no entries or crc32 line in its header".into());
+    };
+    if format!("{:08x}", crc32fast::hash(body.as_bytes())) != *crc {
+        return Err("its checksum does not match".into());
+    }
+    let mut table = HashMap::new();
+    for (index, line) in body.lines().enumerate() {
+        let number = index + 1;
+        let (plain, variants) = line.split_once('\t').unwrap_or((line, ""));
+        let mut plain_chars = plain.chars();
+        let (Some(plain), None) = (plain_chars.next(), plain_chars.next()) else {
+            return Err(format!("entry line {number} is not a character, a tab and its variants"));
+        };
+        if variants.is_empty() {
+            return Err(format!("entry line {number} is not a character, a tab and its variants"));
+        }
+        for variant in variants.chars() {
+            if variant == plain || table.insert(variant, plain).is_some() {
+                return Err(format!("entry line {number} folds {variant:?} twice"));
+            }
+        }
+    }
+    if table.len().to_string() != *entries {
+        return Err(format!("{} entries, its header says {entries}", table.len()));
+    }
+    for &(variant, plain) in HAND {
+        table.insert(variant, plain);
+    }
+    if table.values().any(|plain| table.contains_key(plain)) {
+        return Err("a plain character is itself folded".into());
+    }
+    Ok(table)
+}
+
+fn table() -> &'static HashMap<char, char> {
+    static LOADED: OnceLock<HashMap<char, char>> = OnceLock::new();
+    // The table is compiled in: it can only be damaged in a broken build,
+    // which `cargo test` (compiled_tables_pass_their_checks) refuses.  If one
+    // got through anyway, the hand list still folds and t2s still runs.
+    LOADED.get_or_init(|| load_table(TABLE).unwrap_or_else(|_| HAND.iter().copied().collect()))
+}
+
+/// One OpenCC dictionary: key → default value, and its longest key in characters.
+struct OpenccDict {
+    entries: HashMap<&'static str, &'static str>,
+    longest: usize,
+}
+
+/// t2s's normalisation dictionary and its conversion group, in t2s.json's order.
+struct T2s {
+    normalisation: OpenccDict,
+    group: Vec<OpenccDict>,
+}
+
+fn parse_t2s(text: &'static str) -> Result<T2s, String> {
+    let (header, body) = split_header(text);
+    if header.get("crc32").copied() != Some(&format!("{:08x}", crc32fast::hash(body.as_bytes()))) {
+        return Err("its checksum does not match".into());
+    }
+    let mut sections: Vec<(&str, OpenccDict)> = Vec::new();
+    let mut count = 0;
+    for line in body.lines() {
+        if let Some(name) = line.strip_prefix("= ") {
+            sections.push((name, OpenccDict { entries: HashMap::new(), longest: 0 }));
+            continue;
+        }
+        let (Some((_, dict)), Some((key, value))) = (sections.last_mut(), line.split_once('\t')) else {
+            return Err(format!("a line is not a key, a tab and a value: {line:?}"));
+        };
+        if key.is_empty() {
+            return Err("an empty key".into());
+        }
+        dict.longest = dict.longest.max(key.chars().count());
+        dict.entries.insert(key, value);
+        count += 1;
+    }
+    if header.get("entries").copied() != Some(&count.to_string()) {
+        return Err(format!("{count} entries, its header says otherwise"));
+    }
+    let names: Vec<&str> = sections.iter().map(|(name, _)| *name).collect();
+    if names != ["CJK_Compatibility_Ideographs", "TSPhrases", "TSCharactersExt", "TSCharacters"] {
+        return Err(format!("unexpected sections {names:?}"));
+    }
+    let mut dicts = sections.into_iter().map(|(_, dict)| dict);
+    let normalisation = dicts.next().ok_or("no normalisation")?;
+    Ok(T2s { normalisation, group: dicts.collect() })
+}
+
+fn t2s() -> &'static T2s {
+    static LOADED: OnceLock<T2s> = OnceLock::new();
+    // Compiled in and checked by `cargo test`; a broken build converts nothing.
+    LOADED.get_or_init(|| {
+        parse_t2s(T2S).unwrap_or_else(|_| T2s {
+            normalisation: OpenccDict { entries: HashMap::new(), longest: 0 },
+            group: Vec::new(),
+        })
+    })
+}
+
+/// OpenCC's conversion of `text` by a group of dictionaries: at each place,
+/// the first dictionary (in the group's order) with a key that starts
+/// there gives its longest such key's value; where none has one, the
+/// character stays.  Linear: at most `longest` look-ups per dictionary and
+/// character.
+fn convert(text: &str, group: &[&OpenccDict]) -> String {
+    let mut out = String::with_capacity(text.len());
+    // Byte offset of each character, and the end.
+    let bounds: Vec<usize> = text.char_indices().map(|(index, _)| index).chain([text.len()]).collect();
+    let characters = bounds.len() - 1;
+    let mut at = 0;
+    while at < characters {
+        let mut matched = None;
+        'dicts: for dict in group {
+            for length in (1..=dict.longest.min(characters - at)).rev() {
+                if let Some(value) = dict.entries.get(&text[bounds[at]..bounds[at + length]]) {
+                    matched = Some((length, *value));
+                    break 'dicts;
+                }
+            }
+        }
+        match matched {
+            Some((length, value)) => {
+                out.push_str(value);
+                at += length;
+            }
+            None => {
+                out.push_str(&text[bounds[at]..bounds[at + 1]]);
+                at += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Variants and look-alikes to their plain characters, then Traditional to
+/// Simplified (OpenCC's t2s): 涐司岢办理正規髮票 → 我司可办理正规发票.
+pub fn fold_variants(run: &str) -> String {
+    let table = table();
+    let folded: String = run.chars().map(|c| table.get(&c).copied().unwrap_or(c)).collect();
+    let t2s = t2s();
+    let normalised = convert(&folded, &[&t2s.normalisation]);
+    let group: Vec<&OpenccDict> = t2s.group.iter().collect();
+    convert(&normalised, &group)
+}
+
+/// The tokenizer's Han runs (tokens._HAN_RUN): CJK radicals, Extension A,
+/// the unified block and the compatibility ideographs.
+fn is_han(c: char) -> bool {
+    matches!(c, '\u{2E80}'..='\u{2EFF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
+}
+
+/// A word (or a `field:word` token) as the tokenizer would fold it, without
+/// segmenting it: 發票 → 发票, subject:優蕙 → subject:优惠.
+pub fn fold_word(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(start) = rest.find(is_han) {
+        out.push_str(&rest[..start]);
+        let run = &rest[start..];
+        let end = run.find(|c: char| !is_han(c)).unwrap_or(run.len());
+        out.push_str(&fold_variants(&run[..end]));
+        rest = &run[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiled_tables_pass_their_checks() {
+        let table = load_table(TABLE).expect("the variant table");
+        assert!(table.len() > 1000);
+        parse_t2s(T2S).expect("the t2s table");
+    }
+
+    #[test]
+    fn damaged_tables_are_refused() {
+        let flipped = TABLE.replacen("\n值\t", "\n直\t", 1);
+        assert!(load_table(&flipped).unwrap_err().contains("checksum"));
+        assert!(load_table(&TABLE[..TABLE.len() / 2]).is_err());
+        assert!(load_table("").unwrap_err().contains("no entries or crc32"));
+        assert!(load_table(&TABLE.replace("# entries:", "# entrees:")).unwrap_err().contains("no entries or crc32"));
+        let (head, _) = TABLE.rsplit_once("# crc32: ").expect("a crc32 line");
+        let body = TABLE.split_once("# crc32: ").and_then(|(_, rest)| rest.split_once('\n')).expect("a body").1;
+        let body = format!("{body}一\t値\n");
+        let doubled = format!("{head}# crc32: {:08x}\n{body}", crc32fast::hash(body.as_bytes()));
+        assert!(load_table(&doubled).unwrap_err().contains("twice"));
+    }
+
+    #[test]
+    fn folds_what_spam_writes() {
+        for (disguised, plain) in [("增値税", "增值税"), ("嚸数", "点数"), ("优蕙", "优惠"), ("涐司", "我司"),
+                                   ("岢靠", "可靠"), ("髮票", "发票"), ("伱好", "你好"), ("優恵", "优惠"),
+                                   ("弌次", "一次"), ("發票優惠", "发票优惠"),
+                                   ("頭髮乾燥皇后著名於菟乾隆臺灣涐司岢办理規髮票",
+                                    "头发干燥皇后著名於菟乾隆台湾我司可办理规发票"),
+                                   ("", "")] {
+            assert_eq!(fold_variants(disguised), plain, "{disguised}");
+        }
+        assert_eq!(fold_word("subject:優蕙"), "subject:优惠");
+        assert_eq!(fold_word("free"), "free");
+    }
 }
