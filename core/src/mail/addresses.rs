@@ -74,6 +74,9 @@ pub const MAX_GROUP_DEPTH: usize = 989;
 
 struct TooDeep;
 
+/// (display name, address), as code points.
+pub type Pair = (Vec<u32>, Vec<u32>);
+
 struct Parser<'a> {
     text: &'a [u32],
     limit: Option<usize>,
@@ -88,7 +91,7 @@ struct Parser<'a> {
 /// (undisclosed-recipients:;) and route addresses as email.utils.getaddresses
 /// does; garbage gives ("", "") entries, never an error.  With `limit`, at
 /// most about that many entries are read, and the text after them is not.
-pub fn parse_addresses(text: &[u32], limit: Option<usize>) -> Vec<(Vec<u32>, Vec<u32>)> {
+pub fn parse_addresses(text: &[u32], limit: Option<usize>) -> Vec<Pair> {
     let mut parser = Parser { text, limit, pos: 0, comments: Vec::new() };
     let mut result = Vec::new();
     while parser.pos < text.len() && limit.is_none_or(|l| result.len() < l) {
@@ -130,7 +133,7 @@ impl Parser<'_> {
         blanks
     }
 
-    fn address(&mut self, depth: usize) -> Result<Vec<(Vec<u32>, Vec<u32>)>, TooDeep> {
+    fn address(&mut self, depth: usize) -> Result<Vec<Pair>, TooDeep> {
         if depth > MAX_GROUP_DEPTH {
             return Err(TooDeep);
         }
@@ -359,5 +362,48 @@ impl Parser<'_> {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(value: &str) -> Vec<(String, String)> {
+        let units: Vec<u32> = value.chars().map(|c| c as u32).collect();
+        parse_addresses(&units, None)
+            .into_iter()
+            .map(|(n, a)| (String::from_utf8_lossy(&bytes_of_units(&n)).into_owned(),
+                           String::from_utf8_lossy(&bytes_of_units(&a)).into_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn address_lists_as_the_email_package_reads_them() {
+        let p = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(pairs("\"Smith, John\" <j@x.example>, b@y.example"),
+                   vec![p("Smith, John", "j@x.example"), p("", "b@y.example")]);
+        assert_eq!(pairs("((nested) comment) j@x.example"), vec![p("nested comment", "j@x.example")]);
+        assert_eq!(pairs("undisclosed-recipients:;"), vec![p("", "")]);
+        assert_eq!(pairs("<@relay.example:j@x.example>"), vec![p("", "j@x.example")]);
+        assert_eq!(pairs("a@b.example,,"), vec![p("", "a@b.example"), p("", "")]);
+    }
+
+    #[test]
+    fn deep_groups_give_no_address_and_limits_hold() {
+        assert!(pairs(&("a:".repeat(MAX_GROUP_DEPTH + 1) + "x@y")).is_empty());
+        assert_eq!(pairs(&("a:".repeat(MAX_GROUP_DEPTH) + "x@y")).len(), 1);
+        let many: Vec<u32> = "x <a@b.example>, ".repeat(5000).chars().map(|c| c as u32).collect();
+        assert_eq!(parse_addresses(&many, Some(1001)).len(), 1001);
+        let open: Vec<u32> = "(".repeat(100_000).chars().map(|c| c as u32).collect();
+        let _ = parse_addresses(&open, None);
+    }
+
+    #[test]
+    fn raw_bytes_round_trip_as_surrogate_escapes() {
+        let raw = b"\xc4\xe3 <z@x.cn>";
+        let units = units_of_bytes(raw);
+        assert_eq!(units[0], 0xdcc4);
+        assert_eq!(bytes_of_units(&units), raw.to_vec());
     }
 }

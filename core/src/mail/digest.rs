@@ -80,3 +80,19 @@ pub fn message_digest(raw: &[u8]) -> u64 {
     first.copy_from_slice(&digest[..8]);
     u64::from_le_bytes(first)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delivery_changes_leave_the_digest_alone() {
+        let plain = message_digest(b"Subject: x\n\nbody\n");
+        assert_eq!(message_digest(b"From a@b Mon\r\nSubject: x\r\n\r\nbody\r\n"), plain);
+        assert_eq!(message_digest(b"Subject: x\nX-Spamnb-Status: Yes, score=0.99, log-odds=6.64, model=m\n\tmore\n\nbody\n"),
+                   plain);
+        assert_eq!(message_digest(b"Subject: x\nX-Custom: No, score=0.1, log-odds=-inf, model=m\n\nbody\n"), plain);
+        assert_eq!(message_digest(b"x-spam-flag: YES\nSubject: x\n\nbody\n"), plain);
+        assert_ne!(message_digest(b"Subject: y\n\nbody\n"), plain);
+    }
+}

@@ -321,7 +321,7 @@ pub fn decode_header_value(value: &[u8]) -> String {
             charset_name.iter().map(|&b| if b < 0x80 { (b as char).to_ascii_lowercase() } else { '\u{fffd}' }).collect();
         let decoded = if encoding == b'b' || encoding == b'B' {
             let mut padded = encoded.to_vec();
-            padded.extend(std::iter::repeat(b'=').take((4 - encoded.len() % 4) % 4));
+            padded.extend(std::iter::repeat_n(b'=', (4 - encoded.len() % 4) % 4));
             mime::a2b_base64(&padded, false).ok()
         } else {
             Some(mime::a2b_qp(encoded, true))
