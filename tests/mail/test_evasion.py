@@ -56,22 +56,24 @@ def test_hidden_text_is_not_read():
         assert words(attacked) == words(control), name
 
 
-def test_attached_message_subject_and_from_are_read():
+def test_attached_message_subject_and_from_are_read(decoder):
+    core_mail.needs_decoding(decoder)
     inner = ("Subject: claim your refund\nFrom: Refund Desk <desk@offers.example>\n"
              "Content-Type: text/plain\n\n").encode() + SPAM_TEXT.encode()
     raw = message(HEAD + ['Content-Type: multipart/mixed; boundary="m"'],
                   b"--m\nContent-Type: text/plain\n\nsee below\n--m\nContent-Type: message/rfc822\n\n"
                   + inner + b"\n--m--\n")
-    decoded = decode_message(raw)
+    decoded = decoder.decode_message(raw)
     assert decoded.texts[:2] == ["see below", "claim your refund\nRefund Desk <desk@offers.example>"]
     tokens = words(raw)
     assert {"refund", "desk", "email:addr:desk@offers.example"} <= set(tokens)
     assert "subject:refund" not in tokens  # not this message's own Subject
 
 
-def test_text_attachment_is_read_and_still_counted_as_an_attachment():
+def test_text_attachment_is_read_and_still_counted_as_an_attachment(decoder):
+    core_mail.needs_decoding(decoder)
     _, attacked = CASES["text-attachment-shown-inline"]()
-    decoded = decode_message(attacked)
+    decoded = decoder.decode_message(attacked)
     assert decoded.attachments == [("text/plain", "offer.txt")]
     assert "relief" in words(attacked) and "attach:ext:txt" in words(attacked)
     # Other attached types stay attachments, unread.
@@ -79,18 +81,20 @@ def test_text_attachment_is_read_and_still_counted_as_an_attachment():
     assert "relief" not in words(html)
 
 
-def test_the_size_cap_cuts_on_a_character_and_keeps_the_charset():
+def test_the_size_cap_cuts_on_a_character_and_keeps_the_charset(decoder):
+    core_mail.needs_decoding(decoder)
     control, attacked = CASES["utf8-cut-inside-a-character"]()
-    a, b = decode_message(control).texts[0], decode_message(attacked).texts[0]
+    a, b = decoder.decode_message(control).texts[0], decoder.decode_message(attacked).texts[0]
     assert a == b and "尊敬的客户" in b and "\ufffd" not in b
 
 
-def test_every_rfc2231_oddity_leaves_the_part_readable():
+def test_every_rfc2231_oddity_leaves_the_part_readable(decoder):
+    core_mail.needs_decoding(decoder)
     # Section numbers too long for int(), non-charset codecs, unknown names, empty values.
     for extra in ("x*" + "9" * 5000 + "*=a", "x*99999*=a", "charset*=idna''utf-8", "charset*=punycode''utf-8",
                   "x*=klingon''%FF", "x*0*=''", "name*=rot13''abc", "boundary*=undefined''q"):
         raw = message(HEAD + [f'Content-Type: text/plain; charset="utf-8"; {extra}'], SPAM_TEXT.encode())
-        decoded = decode_message(raw)
+        decoded = decoder.decode_message(raw)
         assert not decoded.parse_failed and decoded.texts == [SPAM_TEXT], extra
 
 
@@ -100,15 +104,17 @@ def test_nul_and_invisible_characters_do_not_split_words():
     assert {"subject:free", "subject:money", "claim", "money", "refund"} <= set(tokens)
 
 
-def test_garbage_content_type_alone_is_text_plain():
+def test_garbage_content_type_alone_is_text_plain(decoder):
+    core_mail.needs_decoding(decoder)
     # RFC 2045 5.2: with no usable Content-Type a part is text/plain.
     raw = message(["Content-Type: garbage", "Content-Transfer-Encoding: base64"], b"aGVsbG8gd29ybGQ=\n")
-    assert decode_message(raw).texts == ["hello world"]
+    assert decoder.decode_message(raw).texts == ["hello world"]
 
 
-def test_first_usable_content_type_wins():
+def test_first_usable_content_type_wins(decoder):
+    core_mail.needs_decoding(decoder)
     raw = message(["Content-Type: text/html", "Content-Type: text/plain"], b"<p>a &amp; b</p>\n")
-    assert decode_message(raw).texts[0].strip() == "a & b"
+    assert decoder.decode_message(raw).texts[0].strip() == "a & b"
 
 
 # -- property: header mutations of real spam never keep its body from the scorer --
@@ -126,6 +132,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spamnb.mail import mime
+
+import core_mail
+
+
+@pytest.fixture(scope="module", params=sorted(core_mail.IMPLEMENTATIONS))
+def implementation(request):
+    """The Python modules, then the Rust core in their shapes (tests/core_mail.py)."""
+    return core_mail.IMPLEMENTATIONS[request.param]
+
+
+@pytest.fixture(scope="module")
+def decoder(implementation):
+    return implementation[1]
+
 
 EXAMPLES = int(os.environ.get("SPAMNB_FUZZ_EXAMPLES", "200"))
 PER_CORPUS = 40
@@ -220,7 +240,8 @@ MUTATIONS = ["blank before the colon", "junk line before a field", "field name c
           suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10_000), st.lists(st.tuples(st.sampled_from(MUTATIONS), st.integers(0, 200),
                                                   st.integers(0, 3)), min_size=1, max_size=4))
-def test_header_mutations_of_real_spam_keep_its_body_tokens(pick, mutations):
+def test_header_mutations_of_real_spam_keep_its_body_tokens(decoder, pick, mutations):
+    core_mail.needs_decoding(decoder)
     pool = _spam_pool()
     units, eol, rest = pool[pick % len(pool)]
     original = eol.join(units) + eol + rest
@@ -231,7 +252,7 @@ def test_header_mutations_of_real_spam_keep_its_body_tokens(pick, mutations):
     expected = _body_tokens(original)
     assert _body_tokens(mutated) == expected, mutations
     # ... and they reach the scorer, whatever header fields it reads.
-    scorer_tokens = Counter(message_tokens(decode_message(mutated), TokenizerOptions()))
+    scorer_tokens = Counter(message_tokens(decoder.decode_message(mutated), TokenizerOptions()))
     assert not Counter(expected) - scorer_tokens, mutations
 
 

@@ -380,3 +380,50 @@ def test_a_run_of_boundary_lines_costs_what_a_body_costs():
     run = b"Content-Type: multipart/mixed; boundary=b\n\n" + b"--b\n" * 200_000 + b"\nbody\n--b--\n"
     body = b"Content-Type: multipart/mixed; boundary=b\n\n--b\n\n" + b"body words " * 73_000 + b"\n--b--\n"
     assert_no_dearer_than(decode_message, run, body, 4.0)
+
+
+# The Rust core's reading of the same shapes (spamnb._core, the port of
+# mime.py and addresses.py): n is larger, as the core is some 50 times faster.
+def core_parse_and_decode(raw: bytes):
+    from spamnb import _core
+
+    _, entities = _core.parse(raw, 500, 50)
+    for entity in entities:
+        if entity[0] == "part":
+            _core.transfer_decode(entity[3], entity[1])
+
+
+CORE_MAIL_SHAPES = {
+    "many header fields": (lambda n: b"X-A: b\n" * n + b"\nbody\n", 1_000_000),
+    "junk lines before a field": (lambda n: b"Subject: a\n" + b"junk line\n" * n + b"To: b\n\nbody\n", 1_000_000),
+    "boundary lines in a row": (
+        lambda n: b"Content-Type: multipart/mixed; boundary=b\n\n" + b"--b\n" * n + b"\nbody\n--b--\n", 2_000_000),
+    "boundary text inside lines": (lambda n: b"Content-Type: multipart/mixed; boundary=a\n\n" + b"x--a\n" * n, 2_000_000),
+    "many parameters": (lambda n: b"Content-Type: text/plain" + b"; a=b" * n + b"\n\nbody\n", 2_000_000),
+    "uuencoded lines": (lambda n: UUENCODED + b"!\n" * n + b"end\n", 2_000_000),
+    "base64 padded line by line": (
+        lambda n: b"Content-Transfer-Encoding: base64\n\n" + b"aGk=\n" * n, 1_000_000),
+    "quoted-printable soft breaks": (
+        lambda n: b"Content-Transfer-Encoding: quoted-printable\n\n" + b"a=\r=\n" * n, 1_000_000),
+}
+
+
+@pytest.mark.parametrize("shape", list(CORE_MAIL_SHAPES))
+def test_the_core_reads_mail_in_linear_time(shape):
+    make, n = CORE_MAIL_SHAPES[shape]
+    assert_linear(core_parse_and_decode, make, n)
+
+
+CORE_ADDRESS_SHAPES = {
+    "a group of many members": (lambda n: "g: " + "a@b.example, " * n + ";", 200_000),
+    "nested comments": (lambda n: "(" * n + "a@b" + ")" * n, 2_000_000),
+    "a quoted name": (lambda n: '"' + "x, " * n + '" <a@b>', 1_000_000),
+}
+
+
+@pytest.mark.parametrize("shape", list(CORE_ADDRESS_SHAPES))
+def test_the_core_parses_addresses_in_linear_time(shape):
+    from spamnb import _core
+
+    make, n = CORE_ADDRESS_SHAPES[shape]
+    assert_linear(_core.parse_addresses, make, n)
