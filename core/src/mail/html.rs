@@ -137,6 +137,12 @@ fn is_space(c: char) -> bool {
     )
 }
 
+/// `is_space` of an ASCII byte.
+#[inline]
+fn is_ascii_space(byte: u8) -> bool {
+    matches!(byte, b'\t'..=b'\r' | 0x1c..=0x1f | b' ')
+}
+
 /// Python's `str.strip()`.
 fn py_strip(text: &str) -> &str {
     text.trim_matches(is_space)
@@ -354,13 +360,14 @@ impl Finder {
 }
 
 /// The byte length of the blank (`\s`) at `at`, 0 if there is none before `limit`.
+#[inline]
 fn space_len(b: &[u8], at: usize, limit: usize) -> usize {
     if at >= limit {
         return 0;
     }
     let first = b[at];
     if first < 0x80 {
-        return usize::from(matches!(first, b'\t'..=b'\r' | 0x1c..=0x1f | b' '));
+        return usize::from(is_ascii_space(first));
     }
     let (c, len) = char_at(b, at);
     if at + len <= limit && is_space(c) {
@@ -371,6 +378,7 @@ fn space_len(b: &[u8], at: usize, limit: usize) -> usize {
 }
 
 /// The character at `at` (a character boundary) and its length in bytes.
+#[inline]
 fn char_at(b: &[u8], at: usize) -> (char, usize) {
     let lead = b[at];
     if lead < 0x80 {
@@ -396,6 +404,7 @@ fn bare_value_end(b: &[u8], mut at: usize, limit: usize) -> usize {
 }
 
 /// Past the blanks (`\s*`) from `at`, before `limit`.
+#[inline]
 fn skip_spaces(b: &[u8], mut at: usize, limit: usize) -> usize {
     loop {
         let len = space_len(b, at, limit);
@@ -403,6 +412,18 @@ fn skip_spaces(b: &[u8], mut at: usize, limit: usize) -> usize {
             return at;
         }
         at += len;
+    }
+}
+
+/// Where the two bytes `first`, `second` first stand together in `b`.
+fn find_pair(b: &[u8], first: u8, second: u8) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        let at = from + memchr::memchr(first, &b[from..])?;
+        if b.get(at + 1) == Some(&second) {
+            return Some(at);
+        }
+        from = at + 1;
     }
 }
 
@@ -419,7 +440,7 @@ fn search(pattern: Pattern, text: &str, start: usize) -> Option<(usize, usize)> 
         Pattern::Gt => memchr::memchr(b'>', &b[start..]).map(|at| (start + at, start + at + 1)),
         Pattern::Lt => memchr::memchr(b'<', &b[start..]).map(|at| (start + at, start + at + 1)),
         Pattern::CommentClose => loop {
-            let at = from + memchr::memmem::find(&b[from..], b"--")?;
+            let at = from + find_pair(&b[from..], b'-', b'-')?;
             let after = skip_spaces(b, at + 2, n);
             if b.get(after) == Some(&b'>') {
                 return Some((at, after + 1));
@@ -446,7 +467,7 @@ fn search(pattern: Pattern, text: &str, start: usize) -> Option<(usize, usize)> 
             from = at + 1;
         },
         Pattern::CdataClose(name) => loop {
-            let at = from + memchr::memmem::find(&b[from..], b"</")?;
+            let at = from + find_pair(&b[from..], b'<', b'/')?;
             let mut p = skip_spaces(b, at + 2, n);
             let mut whole = true;
             for &letter in name {
@@ -523,6 +544,9 @@ struct Reducer<'a> {
     /// positions of "'" and of '"', found the first time a quoted value is
     /// read
     quotes: [Option<Vec<usize>>; 2],
+    /// (tag start, first attribute, where they stop following one another)
+    /// of the last start tag whose end was located unbounded
+    chain: Option<(usize, usize, usize)>,
 }
 
 impl<'a> Reducer<'a> {
@@ -546,6 +570,7 @@ impl<'a> Reducer<'a> {
             section_close: Finder::new(Pattern::MarkedSectionClose, n),
             ms_section_close: Finder::new(Pattern::MsMarkedSectionClose, n),
             quotes: [None, None],
+            chain: None,
         }
     }
 
@@ -769,12 +794,17 @@ impl<'a> Reducer<'a> {
             return None;
         }
         // (?<=['"\s/])
-        let mut before = k - 1;
-        while before > 0 && (b[before] & 0xc0) == 0x80 {
-            before -= 1;
-        }
-        let (previous, _) = char_at(b, before);
-        if !(matches!(previous, '\'' | '"' | '/') || is_space(previous)) {
+        let previous = b[k - 1];
+        let follows = if previous < 0x80 {
+            matches!(previous, b'\'' | b'"' | b'/') || is_ascii_space(previous)
+        } else {
+            let mut before = k - 1;
+            while before > 0 && (b[before] & 0xc0) == 0x80 {
+                before -= 1;
+            }
+            is_space(char_at(b, before).0)
+        };
+        if !follows {
             return None;
         }
         // [^\s/>][^\s/=>]*
@@ -784,11 +814,19 @@ impl<'a> Reducer<'a> {
         }
         let mut p = k + len;
         while p < limit {
-            let (c, len) = char_at(b, p);
-            if is_space(c) || matches!(c, '/' | '=' | '>') {
-                break;
+            let byte = b[p];
+            if byte < 0x80 {
+                if matches!(byte, b'/' | b'=' | b'>') || is_ascii_space(byte) {
+                    break;
+                }
+                p += 1;
+            } else {
+                let (c, len) = char_at(b, p);
+                if is_space(c) {
+                    break;
+                }
+                p += len;
             }
-            p += len;
         }
         let name = (k, p);
         // (\s*=+\s*(value))?
@@ -856,8 +894,12 @@ impl<'a> Reducer<'a> {
                 break;
             }
         }
+        let first = p;
         while let Some(attribute) = self.attribute_at(p, limit) {
             p = attribute.end;
+        }
+        if limit == b.len() {
+            self.chain = Some((i, first, p));
         }
         skip_spaces(b, p, limit)
     }
@@ -866,6 +908,7 @@ impl<'a> Reducer<'a> {
     /// it short.
     fn locate_starttag_end(&mut self, i: usize) -> (usize, bool) {
         let n = self.b.len();
+        self.chain = None;
         if self.scan_left > 0 {
             let end = self.locate_starttag_end_at(i, n);
             let scanned = count_chars(&self.b[i..end]);
@@ -925,6 +968,14 @@ impl<'a> Reducer<'a> {
                 break;
             }
         }
+        // Read unbounded, the attributes from k were stepped over when the
+        // tag's end was located (k is where they start there too, or, after
+        // a "/" before ">", where none starts): where they stop is known,
+        // so a tag of a million attributes is stepped over once.
+        let chain_end = match self.chain {
+            Some((start, first, end)) if start == i && first == k => Some(end),
+            _ => None,
+        };
         let tag = lower(&text[i + 1..name_end]);
         let mut attrs: Vec<(AttributeKind, Option<String>)> = Vec::new();
         // html.parser steps from attribute to attribute while k < endpos,
@@ -964,7 +1015,11 @@ impl<'a> Reducer<'a> {
             }
         }
         if k < endpos {
-            k = self.attributes_end(k, endpos);
+            k = match chain_end {
+                // every attribute end on the chain is at or before endpos
+                Some(end) if end <= endpos => end,
+                _ => self.attributes_end(k, endpos),
+            };
         }
         let end = if k < endpos { py_strip(&text[k..endpos]) } else { "" };
         if end != ">" && end != "/>" {
