@@ -25,11 +25,18 @@ impl PyHtmlBudget {
     #[new]
     #[pyo3(signature = (tags = MAX_TAGS, scan = MAX_SCAN, attributes = MAX_ATTRIBUTES))]
     fn new(tags: i64, scan: i64, attributes: i64) -> Self {
-        PyHtmlBudget { tags, scan, attributes }
+        PyHtmlBudget {
+            tags,
+            scan,
+            attributes,
+        }
     }
 
     fn __repr__(&self) -> String {
-        format!("HtmlBudget(tags={}, scan={}, attributes={})", self.tags, self.scan, self.attributes)
+        format!(
+            "HtmlBudget(tags={}, scan={}, attributes={})",
+            self.tags, self.scan, self.attributes
+        )
     }
 }
 
@@ -49,7 +56,11 @@ fn html_to_text(
     let markup: &str = &markup;
     match budget {
         Some(mut budget) => {
-            let mut inner = Budget { tags: budget.tags, scan: budget.scan, attributes: budget.attributes };
+            let mut inner = Budget {
+                tags: budget.tags,
+                scan: budget.scan,
+                attributes: budget.attributes,
+            };
             let result = py.allow_threads(|| html::html_to_text(markup, &mut inner));
             budget.tags = inner.tags;
             budget.scan = inner.scan;

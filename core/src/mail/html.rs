@@ -76,7 +76,11 @@ pub struct Budget {
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget { tags: MAX_TAGS, scan: MAX_SCAN, attributes: MAX_ATTRIBUTES }
+        Budget {
+            tags: MAX_TAGS,
+            scan: MAX_SCAN,
+            attributes: MAX_ATTRIBUTES,
+        }
     }
 }
 
@@ -105,11 +109,50 @@ fn invisible(tag: &str) -> bool {
 fn block(tag: &str) -> bool {
     matches!(
         tag,
-        "address" | "article" | "aside" | "blockquote" | "br" | "dd" | "div" | "dl" | "dt"
-            | "fieldset" | "figcaption" | "figure" | "footer" | "form" | "h1" | "h2" | "h3"
-            | "h4" | "h5" | "h6" | "header" | "hr" | "li" | "main" | "nav" | "ol" | "p"
-            | "pre" | "section" | "table" | "tbody" | "td" | "tfoot" | "th" | "thead" | "tr"
-            | "ul" | "option" | "body" | "html" | "img" | "input" | "button" | "select"
+        "address"
+            | "article"
+            | "aside"
+            | "blockquote"
+            | "br"
+            | "dd"
+            | "div"
+            | "dl"
+            | "dt"
+            | "fieldset"
+            | "figcaption"
+            | "figure"
+            | "footer"
+            | "form"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "header"
+            | "hr"
+            | "li"
+            | "main"
+            | "nav"
+            | "ol"
+            | "p"
+            | "pre"
+            | "section"
+            | "table"
+            | "tbody"
+            | "td"
+            | "tfoot"
+            | "th"
+            | "thead"
+            | "tr"
+            | "ul"
+            | "option"
+            | "body"
+            | "html"
+            | "img"
+            | "input"
+            | "button"
+            | "select"
             | "textarea"
     )
 }
@@ -154,12 +197,21 @@ fn py_strip(text: &str) -> &str {
 /// ABOVE (to "i" and a combining dot, never an ASCII name), so every other
 /// character is kept as it is.
 fn lower(name: &str) -> Cow<'_, str> {
-    if name.bytes().all(|b| !b.is_ascii_uppercase() && b.is_ascii()) {
+    if name
+        .bytes()
+        .all(|b| !b.is_ascii_uppercase() && b.is_ascii())
+    {
         return Cow::Borrowed(name);
     }
     Cow::Owned(
         name.chars()
-            .map(|c| if c == '\u{212a}' { 'k' } else { c.to_ascii_lowercase() })
+            .map(|c| {
+                if c == '\u{212a}' {
+                    'k'
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
             .collect(),
     )
 }
@@ -206,10 +258,16 @@ fn unescape(s: &str) -> Result<Cow<'_, str>, Stop> {
                 if end - digits > INT_MAX_STR_DIGITS {
                     return Err(Stop);
                 }
-                let number = b[digits..end]
-                    .iter()
-                    .fold(0u32, |n, d| n.saturating_mul(10).saturating_add((d - b'0') as u32).min(0x11_0000));
-                let end = if b.get(end) == Some(&b';') { end + 1 } else { end };
+                let number = b[digits..end].iter().fold(0u32, |n, d| {
+                    n.saturating_mul(10)
+                        .saturating_add((d - b'0') as u32)
+                        .min(0x11_0000)
+                });
+                let end = if b.get(end) == Some(&b';') {
+                    end + 1
+                } else {
+                    end
+                };
                 out.push_str(&s[copied..at]);
                 push_numeric(&mut out, number);
                 matched = Some(end);
@@ -220,10 +278,17 @@ fn unescape(s: &str) -> Result<Cow<'_, str>, Stop> {
                 let mut number = 0u32;
                 while end < b.len() && b[end].is_ascii_hexdigit() {
                     let digit = (b[end] as char).to_digit(16).unwrap_or(0);
-                    number = number.saturating_mul(16).saturating_add(digit).min(0x11_0000);
+                    number = number
+                        .saturating_mul(16)
+                        .saturating_add(digit)
+                        .min(0x11_0000);
                     end += 1;
                 }
-                let end = if b.get(end) == Some(&b';') { end + 1 } else { end };
+                let end = if b.get(end) == Some(&b';') {
+                    end + 1
+                } else {
+                    end
+                };
                 out.push_str(&s[copied..at]);
                 push_numeric(&mut out, number);
                 matched = Some(end);
@@ -289,7 +354,11 @@ fn push_named(out: &mut String, name: &str) {
     }
     // the longest name that is a prefix (as the standard defines it), of at
     // least two characters
-    let ends: Vec<usize> = name.char_indices().map(|(index, _)| index).skip(2).collect();
+    let ends: Vec<usize> = name
+        .char_indices()
+        .map(|(index, _)| index)
+        .skip(2)
+        .collect();
     for &end in ends.iter().rev() {
         if let Some(value) = named(&name[..end]) {
             out.push_str(value);
@@ -331,7 +400,12 @@ struct Finder {
 
 impl Finder {
     fn new(pattern: Pattern, len: usize) -> Self {
-        Finder { pattern, start: 0, found: None, failed_from: len + 1 }
+        Finder {
+            pattern,
+            start: 0,
+            found: None,
+            failed_from: len + 1,
+        }
     }
 
     fn search(&mut self, text: &str, start: usize) -> Option<(usize, usize)> {
@@ -553,7 +627,9 @@ impl<'a> Reducer<'a> {
     fn new(text: &'a str, budget: &'a mut Budget) -> Self {
         let n = text.len();
         let chars = text.chars().count() as i64;
-        let scan_left = budget.scan.min(SCAN_FACTOR.saturating_mul(chars).saturating_add(1024));
+        let scan_left = budget
+            .scan
+            .min(SCAN_FACTOR.saturating_mul(chars).saturating_add(1024));
         Reducer {
             text,
             b: text.as_bytes(),
@@ -675,7 +751,7 @@ impl<'a> Reducer<'a> {
             if i == n {
                 break;
             }
-            self.budget.tags -= 1;
+            self.budget.tags = self.budget.tags.saturating_sub(1);
             if self.budget.tags < 0 {
                 // past the bound: the rest as text, tags cut out
                 self.budget.tags = 0;
@@ -745,7 +821,9 @@ impl<'a> Reducer<'a> {
     }
 
     fn parse_comment(&mut self, i: usize) -> Option<usize> {
-        self.comment_close.search(self.text, i + 4).map(|(_, end)| end)
+        self.comment_close
+            .search(self.text, i + 4)
+            .map(|(_, end)| end)
     }
 
     fn parse_marked_section(&mut self, i: usize) -> Result<Option<usize>, Stop> {
@@ -760,7 +838,9 @@ impl<'a> Reducer<'a> {
             return Err(Stop); // "expected name token", as _markupbase raises: reading stops
         }
         let mut name_end = start + 1;
-        while name_end < n && (b[name_end].is_ascii_alphanumeric() || matches!(b[name_end], b'-' | b'_' | b'.')) {
+        while name_end < n
+            && (b[name_end].is_ascii_alphanumeric() || matches!(b[name_end], b'-' | b'_' | b'.'))
+        {
             name_end += 1;
         }
         if skip_spaces(b, name_end, n) == n {
@@ -768,7 +848,9 @@ impl<'a> Reducer<'a> {
         }
         let section = self.text[start..name_end].to_ascii_lowercase();
         let found = match section.as_str() {
-            "temp" | "cdata" | "ignore" | "include" | "rcdata" => self.section_close.search(self.text, start),
+            "temp" | "cdata" | "ignore" | "include" | "rcdata" => {
+                self.section_close.search(self.text, start)
+            }
             "if" | "else" | "endif" => self.ms_section_close.search(self.text, start),
             _ => return Err(Stop), // "unknown status keyword in marked section"
         };
@@ -779,7 +861,8 @@ impl<'a> Reducer<'a> {
     fn closing_quote(&mut self, quote: u8, from: usize, limit: usize) -> Option<usize> {
         let slot = usize::from(quote == b'"');
         let b = self.b;
-        let positions = self.quotes[slot].get_or_insert_with(|| memchr::memchr_iter(quote, b).collect());
+        let positions =
+            self.quotes[slot].get_or_insert_with(|| memchr::memchr_iter(quote, b).collect());
         let index = positions.partition_point(|&at| at < from);
         positions.get(index).copied().filter(|&at| at < limit)
     }
@@ -912,8 +995,8 @@ impl<'a> Reducer<'a> {
         if self.scan_left > 0 {
             let end = self.locate_starttag_end_at(i, n);
             let scanned = count_chars(&self.b[i..end]);
-            self.scan_left -= scanned;
-            self.budget.scan -= scanned;
+            self.scan_left = self.scan_left.saturating_sub(scanned);
+            self.budget.scan = self.budget.scan.saturating_sub(scanned);
             return (end, false);
         }
         let bound = match self.gt.find(self.text, i + 1) {
@@ -954,7 +1037,12 @@ impl<'a> Reducer<'a> {
         let n = b.len();
         // `([a-zA-Z][^\t\n\r\f />\x00]*)(?:\s|/(?!>))*` from i + 1
         let mut name_end = i + 2;
-        while name_end < n && !matches!(b[name_end], b'\t' | b'\n' | b'\r' | 0x0c | b' ' | b'/' | b'>' | 0) {
+        while name_end < n
+            && !matches!(
+                b[name_end],
+                b'\t' | b'\n' | b'\r' | 0x0c | b' ' | b'/' | b'>' | 0
+            )
+        {
             name_end += 1;
         }
         let mut k = name_end;
@@ -1004,7 +1092,11 @@ impl<'a> Reducer<'a> {
                             let quoted = (value.starts_with('\'') && value.ends_with('\''))
                                 || (value.starts_with('"') && value.ends_with('"'));
                             if quoted {
-                                value = if value.len() >= 2 { &value[1..value.len() - 1] } else { "" };
+                                value = if value.len() >= 2 {
+                                    &value[1..value.len() - 1]
+                                } else {
+                                    ""
+                                };
                             }
                             Some(unescape(value)?.into_owned())
                         }
@@ -1021,7 +1113,11 @@ impl<'a> Reducer<'a> {
                 _ => self.attributes_end(k, endpos),
             };
         }
-        let end = if k < endpos { py_strip(&text[k..endpos]) } else { "" };
+        let end = if k < endpos {
+            py_strip(&text[k..endpos])
+        } else {
+            ""
+        };
         if end != ">" && end != "/>" {
             self.data(&text[i..endpos]);
             return Ok(Some(endpos));
@@ -1068,7 +1164,10 @@ impl<'a> Reducer<'a> {
         let name_start = skip_spaces(b, i + 2, n);
         if name_start < n && b[name_start].is_ascii_alphabetic() {
             let mut name_end = name_start + 1;
-            while name_end < n && (b[name_end].is_ascii_alphanumeric() || matches!(b[name_end], b'-' | b'.' | b':' | b'_')) {
+            while name_end < n
+                && (b[name_end].is_ascii_alphanumeric()
+                    || matches!(b[name_end], b'-' | b'.' | b':' | b'_'))
+            {
                 name_end += 1;
             }
             let after = skip_spaces(b, name_end, n);
@@ -1089,7 +1188,12 @@ impl<'a> Reducer<'a> {
                 return Ok(self.parse_bogus_comment(i));
             }
             let mut name_end = i + 3;
-            while name_end < n && !matches!(b[name_end], b'\t' | b'\n' | b'\r' | 0x0c | b' ' | b'/' | b'>' | 0) {
+            while name_end < n
+                && !matches!(
+                    b[name_end],
+                    b'\t' | b'\n' | b'\r' | 0x0c | b' ' | b'/' | b'>' | 0
+                )
+            {
                 name_end += 1;
             }
             let mut k = name_end;
@@ -1170,16 +1274,22 @@ mod tests {
 
     #[test]
     fn links_and_alt_text() {
-        let (text, urls) = read("<a href=' http://a.example/ '>x</a><img src=\"i.png\" alt=\"FREE &amp; easy\">");
+        let (text, urls) =
+            read("<a href=' http://a.example/ '>x</a><img src=\"i.png\" alt=\"FREE &amp; easy\">");
         assert_eq!(text, "x  FREE & easy ");
         assert_eq!(urls, vec!["http://a.example/", "i.png"]);
     }
 
     #[test]
     fn character_references() {
-        assert_eq!(unescape("&amp; &ampx &#65;&#x42 &#128; &#0; &#xD800; &#1; &bogus; &").unwrap(),
-                   "& &x AB \u{20ac} \u{fffd} \u{fffd}  &bogus; &");
-        assert_eq!(unescape("&notit; &notin; &#99999999999999999999;").unwrap(), "\u{ac}it; \u{2209} \u{fffd}");
+        assert_eq!(
+            unescape("&amp; &ampx &#65;&#x42 &#128; &#0; &#xD800; &#1; &bogus; &").unwrap(),
+            "& &x AB \u{20ac} \u{fffd} \u{fffd}  &bogus; &"
+        );
+        assert_eq!(
+            unescape("&notit; &notin; &#99999999999999999999;").unwrap(),
+            "\u{ac}it; \u{2209} \u{fffd}"
+        );
         assert!(unescape(&format!("&#{};", "1".repeat(4301))).is_err());
         assert!(unescape(&format!("&#{};", "1".repeat(4300))).is_ok());
     }
@@ -1206,14 +1316,26 @@ mod tests {
 
     #[test]
     fn budgets_bound_tags_and_attributes() {
-        let mut budget = Budget { tags: 5, ..Budget::default() };
+        let mut budget = Budget {
+            tags: 5,
+            ..Budget::default()
+        };
         let (text, _) = html_to_text(&("<b>x</b> ".repeat(10) + "<i>free</i> money"), &mut budget);
         assert_eq!(budget.tags, 0);
         assert!(text.contains("free") && text.contains("money"));
-        let many = format!("<a{} href='http://far.example/'>far</a>", " b".repeat(100_000));
+        let many = format!(
+            "<a{} href='http://far.example/'>far</a>",
+            " b".repeat(100_000)
+        );
         assert_eq!(read(&many), ("far".to_string(), vec![]));
-        let mut budget = Budget { attributes: 200_000, ..Budget::default() };
-        assert_eq!(html_to_text(&many, &mut budget), ("far".to_string(), vec!["http://far.example/".to_string()]));
+        let mut budget = Budget {
+            attributes: 200_000,
+            ..Budget::default()
+        };
+        assert_eq!(
+            html_to_text(&many, &mut budget),
+            ("far".to_string(), vec!["http://far.example/".to_string()])
+        );
     }
 
     #[test]
@@ -1244,31 +1366,54 @@ mod tests {
                 let mut best = f64::MAX;
                 for _ in 0..3 {
                     let started = Instant::now();
-                    html_to_text(markup, &mut Budget { tags: 1_000_000_000, ..Budget::default() });
+                    html_to_text(
+                        markup,
+                        &mut Budget {
+                            tags: 1_000_000_000,
+                            ..Budget::default()
+                        },
+                    );
                     best = best.min(started.elapsed().as_secs_f64());
                 }
                 best
             };
             let (cheap, dear) = (time(&small), time(&large));
-            assert!(dear <= 8.0 * cheap.max(1e-4), "{:?}: {cheap} s, {dear} s", &small[..small.len().min(20)]);
+            assert!(
+                dear <= 8.0 * cheap.max(1e-4),
+                "{:?}: {cheap} s, {dear} s",
+                &small[..small.len().min(20)]
+            );
         }
     }
 
     #[test]
     fn never_panics_on_fragments() {
-        let pieces = ["<a", "<", "a", "B", " ", "\t", "\u{a0}", "=", "==", "'", "\"", "/", ">", "/>", "\u{0}",
-                      "é", "<b c", "'>'", "href", "=x ", "&", "#", "x", "1", ";", "<!", "--", "[", "]", "?",
-                      "script", "</", "\u{212a}", "\u{17f}", "\u{2028}"];
+        let pieces = [
+            "<a", "<", "a", "B", " ", "\t", "\u{a0}", "=", "==", "'", "\"", "/", ">", "/>",
+            "\u{0}", "é", "<b c", "'>'", "href", "=x ", "&", "#", "x", "1", ";", "<!", "--", "[",
+            "]", "?", "script", "</", "\u{212a}", "\u{17f}", "\u{2028}",
+        ];
         let mut state = 12345u64;
         for _ in 0..20_000 {
             let mut markup = String::new();
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             for _ in 0..(state >> 60) + 1 {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 markup.push_str(pieces[(state >> 33) as usize % pieces.len()]);
             }
             read(&markup);
-            html_to_text(&markup, &mut Budget { scan: 0, tags: 3, attributes: 1 });
+            html_to_text(
+                &markup,
+                &mut Budget {
+                    scan: 0,
+                    tags: 3,
+                    attributes: 1,
+                },
+            );
         }
     }
 }
