@@ -281,9 +281,21 @@ def test_start_tags_and_attributes_end_where_html_parser_ends_them():
             assert reducer._attributes_end(start, endpos) == k, markup
 
 
-def test_attributes_past_the_budget_are_stepped_over_and_the_text_kept():
-    from spamnb.mail.htmltext import Budget, html_to_text
+def html_readers():
+    """(Budget, html_to_text) of each HTML reader: Python's while spamnb.mail.htmltext is here, and the Rust core's."""
+    from spamnb import _core
 
+    readers = [pytest.param((_core.HtmlBudget, _core.html_to_text), id="rust")]
+    try:
+        from spamnb.mail import htmltext
+    except ImportError:
+        return readers
+    return [pytest.param((htmltext.Budget, htmltext.html_to_text), id="python"), *readers]
+
+
+@pytest.mark.parametrize("reader", html_readers())
+def test_attributes_past_the_budget_are_stepped_over_and_the_text_kept(reader):
+    Budget, html_to_text = reader
     markup = "<p class=a id=b><a href='http://one.example/'>one</a> <a title=t href='http://two.example/'>two</a>"
     assert html_to_text(markup, Budget()) == (" one two", ["http://one.example/", "http://two.example/"])
     # Three attributes read: the second link's href is the fourth.
