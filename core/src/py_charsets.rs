@@ -43,6 +43,14 @@ fn _charsets_western_score(data: &[u8]) -> i64 {
     charsets::western_score(data)
 }
 
+/// _charsets_whatwg(data, label) -> str | None: encoding_rs's strict reading under a WHATWG
+/// label (for core/tools/gen_charset_tables.py, which compares it with Python's codecs).
+#[pyfunction]
+fn _charsets_whatwg(data: &[u8], label: &str) -> Option<String> {
+    let encoding = encoding_rs::Encoding::for_label(label.as_bytes())?;
+    encoding.decode_without_bom_handling_and_without_replacement(data).map(|text| text.into_owned())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode_text, m)?)?;
     m.add_function(wrap_pyfunction!(codec_for, m)?)?;
@@ -50,5 +58,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_charsets_sniff, m)?)?;
     m.add_function(wrap_pyfunction!(_charsets_reading_score, m)?)?;
     m.add_function(wrap_pyfunction!(_charsets_western_score, m)?)?;
+    m.add_function(wrap_pyfunction!(_charsets_whatwg, m)?)?;
     Ok(())
 }

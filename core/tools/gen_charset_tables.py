@@ -3,10 +3,14 @@
 The core reads charset labels as `spamnb.mail.charsets.codec_for` does,
 through Python's codec names and aliases, and decodes the single-byte
 charsets with Python's own tables (Windows-1252 and its kin leave bytes
-undefined where WHATWG's decoders give C1 controls).  Run with the Python
-spamnb supports when its codecs change:
+undefined where WHATWG's decoders give C1 controls).  The double-byte CJK
+codecs are WHATWG's (encoding_rs) with the cells where Python's codec
+reads otherwise corrected (DBCS_CORRECTIONS): those come from comparing
+Python's reading of each cell with encoding_rs's, which needs a built
+spamnb._core (any build: `_charsets_whatwg` does not use these tables).
+Run with the Python spamnb supports when its codecs change:
 
-    python core/tools/gen_charset_tables.py
+    PYTHONPATH=. python core/tools/gen_charset_tables.py
 """
 
 import codecs
@@ -62,10 +66,49 @@ def main():
         for row in range(0, 256, 16):
             out.append("        " + " ".join(f"0x{c:04X}," for c in table[row:row + 16]))
         out.append("    ]),")
+    out += ["];", "",
+            "/// Per double-byte codec, the byte sequences (big-endian) Python reads otherwise than",
+            "/// WHATWG's decoder: Python's character, or 0 where Python reads none.",
+            "pub(crate) static DBCS_CORRECTIONS: &[(&str, &[(u32, u32)])] = &["]
+    for codec, corrections in dbcs_corrections():
+        out.append(f'    ("{codec}", &[')
+        for row in range(0, len(corrections), 6):
+            out.append("        " + " ".join(f"(0x{b:06X}, 0x{c:04X})," for b, c in corrections[row:row + 6]))
+        out.append("    ]),")
     out += ["];", ""]
     target = Path(__file__).resolve().parents[1] / "src" / "mail" / "charset_tables.rs"
     target.write_text("\n".join(out))
     print(target, len(aliases), len(modules), len(charmaps))
+
+
+# Python's codec → its WHATWG counterpart, and the lead bytes of its two-byte cells.
+DBCS = {"gb18030": ("gb18030", range(0x81, 0xFF)), "big5hkscs": ("big5", range(0x81, 0xFF)),
+        "cp949": ("euc-kr", range(0x81, 0xFF)), "cp932": ("shift_jis", [*range(0x81, 0xA0), *range(0xE0, 0xFD)]),
+        "euc_jp": ("euc-jp", range(0xA1, 0xFF))}
+
+
+def dbcs_corrections():
+    from spamnb import _core
+
+    def one(read):
+        return read if read is None or len(read) == 1 else False  # False: a pair of characters
+
+    for codec, (label, leads) in DBCS.items():
+        sequences = [bytes([lead, trail]) for lead in leads for trail in range(0x40, 0xFF)]
+        if codec == "euc_jp":
+            sequences += [bytes([0x8F, lead, trail]) for lead in range(0xA1, 0xFF) for trail in range(0xA1, 0xFF)]
+        corrections = []
+        for seq in sequences:
+            try:
+                python = seq.decode(codec)
+            except UnicodeDecodeError:
+                python = None
+            whatwg = _core._charsets_whatwg(seq, label)
+            if python != whatwg:
+                if one(python) is False:
+                    raise SystemExit(f"{codec} {seq.hex()}: Python reads two characters, WHATWG otherwise")
+                corrections.append((int.from_bytes(seq, "big"), 0 if python is None else ord(python)))
+        yield codec, corrections
 
 
 if __name__ == "__main__":

@@ -16,9 +16,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use encoding_rs::{DecoderResult, Encoding, BIG5, EUC_JP, EUC_KR, GB18030, ISO_2022_JP, SHIFT_JIS, UTF_8};
+use encoding_rs::{DecoderResult, Encoding, BIG5, EUC_JP, EUC_KR, GB18030, SHIFT_JIS, UTF_8};
 
-use super::charset_tables::{ALIASES, CHARMAPS, MODULES};
+use super::charset_tables::{ALIASES, CHARMAPS, DBCS_CORRECTIONS, MODULES};
 
 // GB2312 and GBK are subsets of GB18030, and senders label GBK text as GB2312
 // all the time (characters such as 镕 or 喆 are outside GB2312), so every
@@ -126,7 +126,8 @@ enum Kind {
     Latin1,
     Charmap(&'static [u16; 256]),
     Utf8 { sig: bool },
-    Whatwg(&'static Encoding),
+    Dbcs(Dbcs),
+    Iso2022Jp,
     Iso2022Kr,
     Hz,
     Utf7,
@@ -140,13 +141,13 @@ fn kind(codec: &str) -> Option<Kind> {
         "iso8859-1" | "charmap" => Kind::Latin1,
         "utf-8" => Kind::Utf8 { sig: false },
         "utf-8-sig" => Kind::Utf8 { sig: true },
-        "gb18030" | "gbk" | "gb2312" => Kind::Whatwg(GB18030),
-        "big5hkscs" | "big5" | "cp950" => Kind::Whatwg(BIG5),
-        "cp949" | "euc_kr" => Kind::Whatwg(EUC_KR),
-        "cp932" | "shift_jis" | "shift_jis_2004" | "shift_jisx0213" => Kind::Whatwg(SHIFT_JIS),
-        "euc_jp" | "euc_jis_2004" | "euc_jisx0213" => Kind::Whatwg(EUC_JP),
+        "gb18030" | "gbk" | "gb2312" => Kind::Dbcs(Dbcs::Gb18030),
+        "big5hkscs" | "big5" | "cp950" => Kind::Dbcs(Dbcs::Big5Hkscs),
+        "cp949" | "euc_kr" => Kind::Dbcs(Dbcs::Cp949),
+        "cp932" | "shift_jis" | "shift_jis_2004" | "shift_jisx0213" => Kind::Dbcs(Dbcs::Cp932),
+        "euc_jp" | "euc_jis_2004" | "euc_jisx0213" => Kind::Dbcs(Dbcs::EucJp),
         "iso2022_jp" | "iso2022_jp_1" | "iso2022_jp_2" | "iso2022_jp_2004" | "iso2022_jp_3"
-        | "iso2022_jp_ext" => Kind::Whatwg(ISO_2022_JP),
+        | "iso2022_jp_ext" => Kind::Iso2022Jp,
         "iso2022_kr" => Kind::Iso2022Kr,
         "hz" => Kind::Hz,
         "utf-7" => Kind::Utf7,
@@ -181,7 +182,8 @@ pub fn decode_with(data: &[u8], codec: &str, replace: bool, cut: bool) -> Option
             let data = if sig { data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data) } else { data };
             whatwg(UTF_8, data, replace, cut)
         }
-        Kind::Whatwg(encoding) => whatwg(encoding, data, replace, cut),
+        Kind::Dbcs(dbcs) => dbcs.decode(data, replace, cut),
+        Kind::Iso2022Jp => iso2022_jp(data, replace, cut),
         Kind::Iso2022Kr => iso2022_kr(data, replace, cut),
         Kind::Hz => hz(data, replace, cut),
         Kind::Utf7 => utf7(data, replace, cut),
@@ -239,6 +241,415 @@ fn euc_pair(encoding: &'static Encoding, lead: u8, trail: u8) -> Option<char> {
         (false, Some(c), None) => Some(c),
         _ => None,
     }
+}
+
+// --- the double-byte codecs, as Python's CJK codecs read them ---
+//
+// The mapping of each two-byte cell is WHATWG's (encoding_rs), corrected
+// where Python's codec maps it otherwise or not at all (DBCS_CORRECTIONS,
+// generated from Python: GB18030-2000's private-use cells, Big5-HKSCS-2004
+// against WHATWG's HKSCS-2008, JIS X 0208 as JIS maps it (〜 U+301C where
+// Windows has ～), CP932's user-defined area...).  The scanning is
+// Python's: a bad sequence is its lead byte alone (the next byte is read
+// afresh, where WHATWG's decoders also swallow a non-ASCII trail byte), and
+// a lead byte at the end is an incomplete character (left out when `cut`).
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Dbcs {
+    Gb18030,
+    Big5Hkscs,
+    Cp949,
+    Cp932,
+    EucJp,
+}
+
+const CELL_TRAILS: usize = 0xFF - 0x40;
+const PAIR: u32 = u32::MAX; // a cell that reads as two characters (Big5-HKSCS's Ê̄ and kin)
+
+impl Dbcs {
+    fn encoding(self) -> &'static Encoding {
+        match self {
+            Dbcs::Gb18030 => GB18030,
+            Dbcs::Big5Hkscs => BIG5,
+            Dbcs::Cp949 => EUC_KR,
+            Dbcs::Cp932 => SHIFT_JIS,
+            Dbcs::EucJp => EUC_JP,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Dbcs::Gb18030 => "gb18030",
+            Dbcs::Big5Hkscs => "big5hkscs",
+            Dbcs::Cp949 => "cp949",
+            Dbcs::Cp932 => "cp932",
+            Dbcs::EucJp => "euc_jp",
+        }
+    }
+
+    fn is_lead(self, b: u8) -> bool {
+        match self {
+            Dbcs::Cp932 => matches!(b, 0x81..=0x9F | 0xE0..=0xFC),
+            Dbcs::EucJp => b >= 0xA1 && b != 0xFF,
+            _ => (0x81..=0xFE).contains(&b),
+        }
+    }
+
+    /// The cell table: (lead - 0x81) * 191 + (trail - 0x40) → code point (0: none).
+    fn table(self) -> &'static [u32] {
+        static TABLES: [OnceLock<Vec<u32>>; 5] = [const { OnceLock::new() }; 5];
+        TABLES[self as usize].get_or_init(|| {
+            let encoding = self.encoding();
+            let mut table = vec![0u32; 126 * CELL_TRAILS];
+            for lead in 0x81..=0xFEu8 {
+                if !self.is_lead(lead) {
+                    continue;
+                }
+                for trail in 0x40..=0xFEu8 {
+                    let pair = [lead, trail];
+                    if let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(&pair) {
+                        let mut chars = text.chars();
+                        table[cell_index(lead, trail)] = match (chars.next(), chars.next(), chars.next()) {
+                            (Some(c), None, _) => c as u32,
+                            (Some(_), Some(_), None) => PAIR,
+                            _ => 0,
+                        };
+                    }
+                }
+            }
+            for &(bytes, code) in corrections(self.name()) {
+                if bytes <= 0xFFFF {
+                    let (lead, trail) = ((bytes >> 8) as u8, bytes as u8);
+                    if lead >= 0x81 && trail >= 0x40 && trail != 0xFF {
+                        table[cell_index(lead, trail)] = code;
+                    }
+                }
+            }
+            table
+        })
+    }
+
+    /// The character of one cell, if the codec reads it as one.
+    fn cell(self, lead: u8, trail: u8) -> Option<u32> {
+        if !(0x81..=0xFE).contains(&lead) || !(0x40..=0xFE).contains(&trail) {
+            return None;
+        }
+        match self.table()[cell_index(lead, trail)] {
+            0 => None,
+            code => Some(code),
+        }
+    }
+
+    fn decode(self, data: &[u8], replace: bool, cut: bool) -> Option<String> {
+        let mut out = String::with_capacity(data.len() * 3 / 2);
+        let mut i = 0;
+        // An incomplete character at the end: left out of a cut text, an
+        // error (one replacement for all its bytes) otherwise.
+        macro_rules! incomplete {
+            () => {{
+                if !cut {
+                    bad(&mut out, replace)?;
+                }
+                break;
+            }};
+        }
+        while i < data.len() {
+            let b = data[i];
+            if b < 0x80 {
+                out.push(b as char);
+                i += 1;
+                continue;
+            }
+            // The single bytes each codec reads above ASCII.
+            let single = match self {
+                Dbcs::Cp932 => match b {
+                    0x80 => Some('\u{80}'),
+                    0xA0 => Some('\u{f8f0}'),
+                    0xA1..=0xDF => char::from_u32(0xFF61 + (b - 0xA1) as u32),
+                    0xFD..=0xFF => char::from_u32(0xF8F1 + (b - 0xFD) as u32),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(c) = single {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            let error_at_lead = match self {
+                Dbcs::Gb18030 => b == 0x80 || b == 0xFF,
+                Dbcs::Cp932 => !self.is_lead(b),
+                _ => false,
+            };
+            if error_at_lead {
+                bad(&mut out, replace)?;
+                i += 1;
+                continue;
+            }
+            let Some(&trail) = data.get(i + 1) else { incomplete!() };
+            if self == Dbcs::EucJp && b == 0x8E {
+                if (0xA1..=0xDF).contains(&trail) {
+                    out.push(char::from_u32(0xFEC0 + trail as u32).unwrap_or('\u{fffd}'));
+                    i += 2;
+                } else {
+                    bad(&mut out, replace)?;
+                    i += 1;
+                }
+                continue;
+            }
+            if self == Dbcs::EucJp && b == 0x8F {
+                let Some(&third) = data.get(i + 2) else { incomplete!() };
+                match jisx0212(trail, third) {
+                    Some(c) => {
+                        out.push(c);
+                        i += 3;
+                    }
+                    None => {
+                        bad(&mut out, replace)?;
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            if self == Dbcs::Gb18030 && (0x30..=0x39).contains(&trail) {
+                if data.len() - i < 4 {
+                    incomplete!()
+                }
+                match single_char(GB18030, &data[i..i + 4]) {
+                    Some(c) => {
+                        out.push(c);
+                        i += 4;
+                    }
+                    None => {
+                        bad(&mut out, replace)?;
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            match self.cell(b, trail) {
+                Some(PAIR) => {
+                    let pair = [b, trail];
+                    out.push_str(&self.encoding().decode_without_bom_handling(&pair).0);
+                    i += 2;
+                }
+                Some(code) => {
+                    out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                    i += 2;
+                }
+                None => {
+                    bad(&mut out, replace)?;
+                    i += 1;
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+fn cell_index(lead: u8, trail: u8) -> usize {
+    (lead as usize - 0x81) * CELL_TRAILS + (trail as usize - 0x40)
+}
+
+fn corrections(codec: &str) -> &'static [(u32, u32)] {
+    DBCS_CORRECTIONS.iter().find(|(name, _)| *name == codec).map_or(&[], |(_, list)| list)
+}
+
+/// `bytes` read strictly as one character of `encoding`.
+fn single_char(encoding: &'static Encoding, bytes: &[u8]) -> Option<char> {
+    let text = encoding.decode_without_bom_handling_and_without_replacement(bytes)?;
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Some(c),
+        _ => None,
+    }
+}
+
+/// JIS X 0212 (EUC-JP's 8F set), row and cell from A1, as Python maps it.
+fn jisx0212(lead: u8, trail: u8) -> Option<char> {
+    static TABLE: OnceLock<Vec<u32>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut table = vec![0u32; 94 * 94];
+        for lead in 0xA1..=0xFEu8 {
+            for trail in 0xA1..=0xFEu8 {
+                if let Some(c) = single_char(EUC_JP, &[0x8F, lead, trail]) {
+                    table[(lead as usize - 0xA1) * 94 + (trail as usize - 0xA1)] = c as u32;
+                }
+            }
+        }
+        for &(bytes, code) in corrections("euc_jp") {
+            if bytes >> 16 == 0x8F {
+                let (lead, trail) = ((bytes >> 8) as u8, bytes as u8);
+                if (0xA1..=0xFE).contains(&lead) && (0xA1..=0xFE).contains(&trail) {
+                    table[(lead as usize - 0xA1) * 94 + (trail as usize - 0xA1)] = code;
+                }
+            }
+        }
+        table
+    });
+    if !(0xA1..=0xFE).contains(&lead) || !(0xA1..=0xFE).contains(&trail) {
+        return None;
+    }
+    match table[(lead as usize - 0xA1) * 94 + (trail as usize - 0xA1)] {
+        0 => None,
+        code => char::from_u32(code),
+    }
+}
+
+/// JIS X 0208 in 7 bits (ISO-2022-JP's two-byte set), as Python maps it:
+/// the EUC-JP cell of the same row and cell.
+fn jisx0208(lead: u8, trail: u8) -> Option<char> {
+    if !(0x21..=0x7E).contains(&lead) || !(0x21..=0x7E).contains(&trail) {
+        return None;
+    }
+    Dbcs::EucJp.cell(lead | 0x80, trail | 0x80).and_then(char::from_u32)
+}
+
+/// Python's iso2022_jp_ext: ESC ( B ASCII, ESC ( J JIS X 0201 Roman,
+/// ESC ( I half-width katakana, ESC $ @ and ESC $ B JIS X 0208, ESC $ ( D
+/// JIS X 0212.  Control characters pass in any set; a byte above 0x7F is a
+/// bad sequence; an escape sequence of another set is a bad sequence of
+/// its length; ESC before a byte that starts none passes through (with
+/// what follows, up to a final byte A-Z or @).  A bad character in a
+/// two-byte set is a bad sequence of both bytes.
+fn iso2022_jp(data: &[u8], replace: bool, cut: bool) -> Option<String> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Set {
+        Ascii,
+        Roman,
+        Katakana,
+        Jis0208,
+        Jis0212,
+        Other, // designated to G1, never invoked (no shifts in ISO-2022-JP)
+    }
+    const MAX_ESCAPE: usize = 16;
+    let is_final = |b: u8| b.is_ascii_uppercase() || b == b'@';
+    let mut out = String::with_capacity(data.len());
+    let mut g0 = Set::Ascii;
+    let mut through = false; // inside an escape sequence of no ISO 2022 set
+    let mut i = 0;
+    macro_rules! incomplete {
+        () => {{
+            if !cut {
+                bad(&mut out, replace)?;
+            }
+            break;
+        }};
+    }
+    while i < data.len() {
+        let b = data[i];
+        if through {
+            out.push(b as char); // as ISO-8859-1
+            i += 1;
+            through = !is_final(b);
+            continue;
+        }
+        if b == 0x1B {
+            let Some(&second) = data.get(i + 1) else { incomplete!() };
+            if !matches!(second, b'(' | b')' | b'$' | b'.' | b'&') {
+                out.push('\u{1b}');
+                through = true;
+                i += 1;
+                continue;
+            }
+            // The length of the escape sequence: up to its final byte.
+            let mut j = 1;
+            let mut length = None;
+            while j < MAX_ESCAPE {
+                if i + j >= data.len() {
+                    break;
+                }
+                if is_final(data[i + j]) {
+                    length = Some(j + 1);
+                    break;
+                }
+                // JIS X 0208-1990's announcer "& @" is skipped with the byte after it.
+                j += if i + j + 1 < data.len() && data[i + j] == b'&' && data[i + j + 1] == b'@' { 3 } else { 1 };
+            }
+            let Some(length) = length else {
+                if j < MAX_ESCAPE {
+                    incomplete!()
+                }
+                bad(&mut out, replace)?; // unterminated escape sequence
+                i += 1;
+                continue;
+            };
+            let seq = &data[i..i + length];
+            let designated = match seq {
+                [_, b'$', b'@'] | [_, b'$', b'B'] => Some((0, Set::Jis0208)),
+                [_, b'$', b'D'] => Some((0, Set::Jis0212)),
+                [_, b'$', b'(', b'@'] | [_, b'$', b'(', b'B'] => Some((0, Set::Jis0208)),
+                [_, b'$', b')', b'@' | b'B' | b'D'] => Some((1, Set::Other)),
+                [_, b'$', b'(', b'D'] => Some((0, Set::Jis0212)),
+                [_, b'$', _] | [_, b'$', _, _] => None,
+                [_, b'(', b'B'] => Some((0, Set::Ascii)),
+                [_, b'(', b'J'] => Some((0, Set::Roman)),
+                [_, b'(', b'I'] => Some((0, Set::Katakana)),
+                [_, b')', b'B' | b'J' | b'I'] => Some((1, Set::Other)),
+                [_, _, _, 0x1B, b'$', b'B'] => Some((0, Set::Jis0208)), // ESC & @ ESC $ B
+                _ => None,
+            };
+            match designated {
+                Some((0, set)) => g0 = set,
+                Some(_) => {}
+                None => {
+                    bad(&mut out, replace)?;
+                    i += length;
+                    continue;
+                }
+            }
+            i += length;
+            continue;
+        }
+        if b < 0x20 || g0 == Set::Ascii || g0 == Set::Other {
+            if b >= 0x80 {
+                bad(&mut out, replace)?;
+            } else {
+                out.push(b as char);
+            }
+            i += 1;
+            continue;
+        }
+        if b >= 0x80 {
+            bad(&mut out, replace)?;
+            i += 1;
+            continue;
+        }
+        match g0 {
+            Set::Roman => {
+                out.push(match b {
+                    0x5C => '\u{a5}',
+                    0x7E => '\u{203e}',
+                    _ => b as char,
+                });
+                i += 1;
+            }
+            Set::Katakana => {
+                if (0x21..=0x5F).contains(&b) {
+                    out.push(char::from_u32(0xFF40 + b as u32).unwrap_or('\u{fffd}'));
+                } else {
+                    bad(&mut out, replace)?;
+                }
+                i += 1;
+            }
+            _ => {
+                let Some(&trail) = data.get(i + 1) else { incomplete!() };
+                let read = if g0 == Set::Jis0208 {
+                    jisx0208(b, trail)
+                } else if (0x21..=0x7E).contains(&trail) {
+                    jisx0212(b | 0x80, trail | 0x80)
+                } else {
+                    None
+                };
+                match read {
+                    Some(c) => out.push(c),
+                    None => bad(&mut out, replace)?,
+                }
+                i += 2;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// ISO-2022-KR (RFC 1557): the designation ESC $ ) C once, then SO and SI
@@ -760,64 +1171,80 @@ fn char_points(c: char, codec: &str) -> i64 {
     0
 }
 
-/// The bytes `codec` writes `c` as (at most 4), or None when it cannot.
+/// The bytes Python's `codec` writes `c` as (their length and the first
+/// two are what matter), or None when it cannot write it.
 fn encode_char(c: char, codec: &str) -> Option<Vec<u8>> {
-    let encoding = match codec {
-        "gb18030" => GB18030,
-        "cp949" => EUC_KR,
-        "big5hkscs" => BIG5,
-        "cp932" => SHIFT_JIS,
-        "euc_jp" => EUC_JP,
+    let dbcs = match codec {
+        "gb18030" => Dbcs::Gb18030,
+        "cp949" => Dbcs::Cp949,
+        "big5hkscs" => Dbcs::Big5Hkscs,
+        "cp932" => Dbcs::Cp932,
+        "euc_jp" => Dbcs::EucJp,
         _ => return None,
     };
+    if dbcs == Dbcs::Cp932 {
+        // Python's CP932 writes these, though it reads their bytes as the full-width forms.
+        let written: &[u8] = match c {
+            '\u{a2}' => b"\x81\x91",
+            '\u{a3}' => b"\x81\x92",
+            '\u{ac}' => b"\x81\xca",
+            '\u{2016}' => b"\x81\x61",
+            '\u{2212}' => b"\x81\x7c",
+            '\u{301c}' => b"\x81\x60",
+            _ => b"",
+        };
+        if !written.is_empty() {
+            return Some(written.to_vec());
+        }
+    }
     let mut buf = [0u8; 4];
     let text = c.encode_utf8(&mut buf);
-    let mut encoder = encoding.new_encoder();
+    let mut encoder = dbcs.encoding().new_encoder();
     let mut out = [0u8; 8];
     let (result, _, written) = encoder.encode_from_utf8_without_replacement(text, &mut out, true);
     if matches!(result, encoding_rs::EncoderResult::InputEmpty) && written > 0 {
-        return Some(out[..written].to_vec());
+        let bytes = &out[..written];
+        if dbcs.decode(bytes, false, false).is_some_and(|back| back == *text) {
+            return Some(bytes.to_vec());
+        }
     }
-    // What WHATWG's encoders leave out and Python's write: Big5's HKSCS
-    // rows and EUC-JP's JIS X 0212 (three bytes, 8F first).
-    let extra = match codec {
-        "big5hkscs" => extra_encodings().0.get(&c),
-        "euc_jp" => extra_encodings().1.get(&c),
-        _ => None,
-    };
-    extra.cloned()
+    // What WHATWG's encoders write otherwise or not at all (Big5's HKSCS
+    // rows, EUC-JP's JIS X 0212, the cells corrected to Python's mapping).
+    if let Some(bytes) = reverse_map(dbcs).get(&c) {
+        return Some(bytes.clone());
+    }
+    // GB18030 writes every character, in four bytes when not in two.
+    (dbcs == Dbcs::Gb18030).then(|| vec![0x81, 0x30, 0x81, 0x30])
 }
 
-type ReverseMap = HashMap<char, Vec<u8>>;
-
-fn extra_encodings() -> &'static (ReverseMap, ReverseMap) {
-    static EXTRA: OnceLock<(ReverseMap, ReverseMap)> = OnceLock::new();
-    EXTRA.get_or_init(|| {
-        let single = |encoding: &'static Encoding, bytes: &[u8]| {
-            let (text, malformed) = encoding.decode_without_bom_handling(bytes);
-            let mut chars = text.chars();
-            match (malformed, chars.next(), chars.next()) {
-                (false, Some(c), None) => Some(c),
-                _ => None,
-            }
+/// Character → the first cell that reads as it (Big5: the standard rows
+/// before HKSCS's, as Python's encoder looks them up).
+fn reverse_map(dbcs: Dbcs) -> &'static HashMap<char, Vec<u8>> {
+    static MAPS: [OnceLock<HashMap<char, Vec<u8>>>; 5] = [const { OnceLock::new() }; 5];
+    MAPS[dbcs as usize].get_or_init(|| {
+        let mut map = HashMap::new();
+        let leads: Vec<u8> = if dbcs == Dbcs::Big5Hkscs {
+            (0xA1..=0xFE).chain(0x81..=0xA0).collect()
+        } else {
+            (0x81..=0xFE).collect()
         };
-        let mut big5 = HashMap::new();
-        for lead in 0x81..=0xA0u8 {
-            for trail in (0x40..=0x7Eu8).chain(0xA1..=0xFE) {
-                if let Some(c) = single(BIG5, &[lead, trail]) {
-                    big5.entry(c).or_insert_with(|| vec![lead, trail]);
+        for lead in leads {
+            for trail in 0x40..=0xFEu8 {
+                if let Some(c) = dbcs.cell(lead, trail).filter(|&code| code != PAIR).and_then(char::from_u32) {
+                    map.entry(c).or_insert_with(|| vec![lead, trail]);
                 }
             }
         }
-        let mut eucjp = HashMap::new();
-        for lead in 0xA1..=0xFEu8 {
-            for trail in 0xA1..=0xFEu8 {
-                if let Some(c) = single(EUC_JP, &[0x8F, lead, trail]) {
-                    eucjp.entry(c).or_insert_with(|| vec![0x8F, lead, trail]);
+        if dbcs == Dbcs::EucJp {
+            for lead in 0xA1..=0xFEu8 {
+                for trail in 0xA1..=0xFEu8 {
+                    if let Some(c) = jisx0212(lead, trail) {
+                        map.entry(c).or_insert_with(|| vec![0x8F, lead, trail]);
+                    }
                 }
             }
         }
-        (big5, eucjp)
+        map
     })
 }
 
