@@ -4,15 +4,26 @@ Each test states what `decode_text` (the one entry point for text of any
 charset) gives for bytes a mail client would show as the text written here,
 whatever decides it inside.  The texts are our own, written the way the
 spam and mail of each language write.
+
+Each test runs on both implementations, spamnb.mail.charsets and the Rust
+core's (spamnb._core), and the last ones check that the two agree.
 """
 
 import json
+import random
+import time
 
 import pytest
 
 from conftest import run_spamnb
-from spamnb.mail.charsets import decode_text
+from spamnb import _core
+from spamnb.mail import charsets
 from spamnb.mail.message import decode_message
+
+
+@pytest.fixture(params=["python", "rust"])
+def decode_text(request):
+    return charsets.decode_text if request.param == "python" else _core.decode_text
 
 # Full-width spaces, brackets and box drawing around the words: what the
 # undeclared Shift_JIS spam of trec06p is made of, and what GB18030 read as
@@ -111,7 +122,7 @@ def test_sniffing_never_raises_on_garbage():
         assert isinstance(decode_text(data, cut=True), str)
 
 
-def test_a_model_of_undeclared_shift_jis_spam_holds_japanese_words(tmp_path):
+def test_a_model_of_undeclared_shift_jis_spam_holds_japanese_words(tmp_path):  # the pipeline's own decode_text
     (tmp_path / "spam").mkdir()
     (tmp_path / "ham").mkdir()
     for i, subject in enumerate(["Hello", "Info", "News"]):
@@ -129,3 +140,77 @@ def test_a_model_of_undeclared_shift_jis_spam_holds_japanese_words(tmp_path):
     looked = json.loads(run_spamnb("inspect", "--model", model, "--word", "出会", "--word", "登録",
                                    "--word", "無料", "--format", "json").stdout)["words"]
     assert all(row.get("weight") and row["ham_count"] == 0 for row in looked), looked
+
+
+# --- the two implementations agree ---
+
+LABELS = [None, "", "utf-8", "UTF8", " 'utf-8' ", "utf 8", "u8", "gb2312", "GBK", "gb18030", "936", "x-gbk",
+          "big5", "big5-hkscs", "cp950", "euc-kr", "euc_kr", "ks_c_5601-1987", "cp949", "shift_jis", "Shift-JIS",
+          "sjis", "cp932", "euc-jp", "iso-2022-jp", "ISO-2022-JP-2", "iso-2022-kr", "hz-gb-2312", "utf-7",
+          "utf-16", "utf-16le", "utf-32", "iso-8859-1", "latin1", "l1", "iso_8859-15", "iso8859_2", "koi8-r",
+          "windows-1251", "cp1252", "us-ascii", "ascii", "default", "unknown-8bit", "x-unknown", "idna",
+          "punycode", "base64", "rot13", "undefined", "unicode_escape", "utf\x008", "utf..8", "utf.8",
+          "\u3000gbk\u3000", "\x1cgbk", "mac-roman", "cp037", "tis-620", "johab", "nonsense", "=?utf-8?"]
+
+
+def test_codec_for_agrees():
+    for label in LABELS:
+        assert _core.codec_for(label) == charsets.codec_for(label), label
+
+
+def _inputs():
+    """Bytes of every kind decode_text meets: text of each codec, cut at
+    each place, with stray and garbage bytes, and 7-bit escapes."""
+    rng = random.Random(7)
+    texts = [JAPANESE, CHINESE_SIMPLIFIED, CHINESE_TRADITIONAL, KOREAN, FRENCH, GERMAN]
+    codecs = ["shift_jis", "cp932", "euc_jp", "iso2022_jp", "gb2312", "gbk", "gb18030", "big5", "big5hkscs",
+              "euc_kr", "cp949", "cp1252", "latin-1", "utf-8", "utf-16", "utf-7", "hz", "koi8-r"]
+    for text in texts:
+        for codec in codecs:
+            try:
+                data = text.encode(codec)
+            except UnicodeError:
+                continue
+            yield data
+            for cut in (1, 2, 3, len(data) // 2, len(data) // 2 + 1, len(data) - 1):
+                yield data[:cut]
+            position = rng.randrange(len(data))
+            yield data[:position] + bytes([rng.randrange(0x80, 0x100)]) + data[position:]
+    yield bytes(range(256))
+    yield b"\x1b$B$3$s$K$A$O\x1b(B"
+    yield b"\x1b$B$3$s\x1b(B\x1b$B\x1b(B \x1b(J\\~\x1b(I12\x1b(B \x1b$(D+!\x1b(B\x1bx\x80ab"
+    yield b"~{<:Ky~}~~~\n"
+    yield b"+AGEAYgBj- +ZeVnLIqe-"
+    for _ in range(300):
+        yield bytes(rng.choice([rng.randrange(0x80, 0x100), rng.randrange(0x20, 0x7f), 0x1b, 0x0e, 0x0f, 0x7e, 0x2b])
+                    for _ in range(rng.randrange(1, 40)))
+
+
+def test_the_implementations_agree():
+    # Known differences (bench/core_charsets_identity.py counts them on the
+    # corpora): none among these inputs.
+    for data in _inputs():
+        for label in (None, "utf-8", "gb2312", "big5", "euc-kr", "shift_jis", "euc-jp", "iso-2022-jp",
+                      "iso-2022-kr", "hz", "utf-7", "us-ascii", "koi8-r"):
+            for cut in (False, True):
+                assert _core.decode_text(data, label, cut) == charsets.decode_text(data, label, cut), (data, label, cut)
+
+
+@pytest.mark.parametrize("unit", [
+    "正規發票".encode("big5"),
+    "　【完全無料】出会い┃".encode("shift_jis"),
+    "caf\xe9 cr\xe8me ".encode("latin-1"),
+    b"\x81\x0a",
+    b"\x1b$B",
+])
+def test_the_core_is_linear(unit):
+    def seconds(data):
+        start = time.process_time()
+        _core.decode_text(data)
+        _core.decode_text(data, "iso-2022-jp")
+        return time.process_time() - start
+
+    seconds(unit * 10)
+    small = min(seconds(unit * 20000) for _ in range(3))
+    large = min(seconds(unit * 80000) for _ in range(3))
+    assert large <= 4 * max(small, 1e-4) * 2.5, (small, large)

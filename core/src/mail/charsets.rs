@@ -144,7 +144,8 @@ fn kind(codec: &str) -> Option<Kind> {
         "gb18030" | "gbk" | "gb2312" => Kind::Dbcs(Dbcs::Gb18030),
         "big5hkscs" | "big5" | "cp950" => Kind::Dbcs(Dbcs::Big5Hkscs),
         "cp949" | "euc_kr" => Kind::Dbcs(Dbcs::Cp949),
-        "cp932" | "shift_jis" | "shift_jis_2004" | "shift_jisx0213" => Kind::Dbcs(Dbcs::Cp932),
+        "cp932" => Kind::Dbcs(Dbcs::Cp932),
+        "shift_jis" | "shift_jis_2004" | "shift_jisx0213" => Kind::Dbcs(Dbcs::ShiftJis),
         "euc_jp" | "euc_jis_2004" | "euc_jisx0213" => Kind::Dbcs(Dbcs::EucJp),
         "iso2022_jp" | "iso2022_jp_1" | "iso2022_jp_2" | "iso2022_jp_2004" | "iso2022_jp_3"
         | "iso2022_jp_ext" => Kind::Iso2022Jp,
@@ -261,6 +262,7 @@ pub(crate) enum Dbcs {
     Cp949,
     Cp932,
     EucJp,
+    ShiftJis, // JIS X 0208 alone (no Windows extensions), as Python's shift_jis
 }
 
 const CELL_TRAILS: usize = 0xFF - 0x40;
@@ -272,7 +274,7 @@ impl Dbcs {
             Dbcs::Gb18030 => GB18030,
             Dbcs::Big5Hkscs => BIG5,
             Dbcs::Cp949 => EUC_KR,
-            Dbcs::Cp932 => SHIFT_JIS,
+            Dbcs::Cp932 | Dbcs::ShiftJis => SHIFT_JIS,
             Dbcs::EucJp => EUC_JP,
         }
     }
@@ -284,12 +286,14 @@ impl Dbcs {
             Dbcs::Cp949 => "cp949",
             Dbcs::Cp932 => "cp932",
             Dbcs::EucJp => "euc_jp",
+            Dbcs::ShiftJis => "shift_jis",
         }
     }
 
     fn is_lead(self, b: u8) -> bool {
         match self {
             Dbcs::Cp932 => matches!(b, 0x81..=0x9F | 0xE0..=0xFC),
+            Dbcs::ShiftJis => matches!(b, 0x81..=0x9F | 0xE0..=0xEA),
             Dbcs::EucJp => b >= 0xA1 && b != 0xFF,
             _ => (0x81..=0xFE).contains(&b),
         }
@@ -297,8 +301,11 @@ impl Dbcs {
 
     /// The cell table: (lead - 0x81) * 191 + (trail - 0x40) → code point (0: none).
     fn table(self) -> &'static [u32] {
-        static TABLES: [OnceLock<Vec<u32>>; 5] = [const { OnceLock::new() }; 5];
+        static TABLES: [OnceLock<Vec<u32>>; 6] = [const { OnceLock::new() }; 6];
         TABLES[self as usize].get_or_init(|| {
+            if self == Dbcs::ShiftJis {
+                return shift_jis_table();
+            }
             let encoding = self.encoding();
             let mut table = vec![0u32; 126 * CELL_TRAILS];
             for lead in 0x81..=0xFEu8 {
@@ -362,6 +369,10 @@ impl Dbcs {
             }
             // The single bytes each codec reads above ASCII.
             let single = match self {
+                Dbcs::ShiftJis => match b {
+                    0xA1..=0xDF => char::from_u32(0xFF61 + (b - 0xA1) as u32),
+                    _ => None,
+                },
                 Dbcs::Cp932 => match b {
                     0x80 => Some('\u{80}'),
                     0xA0 => Some('\u{f8f0}'),
@@ -378,7 +389,7 @@ impl Dbcs {
             }
             let error_at_lead = match self {
                 Dbcs::Gb18030 => b == 0x80 || b == 0xFF,
-                Dbcs::Cp932 => !self.is_lead(b),
+                Dbcs::Cp932 | Dbcs::ShiftJis => !self.is_lead(b),
                 _ => false,
             };
             if error_at_lead {
@@ -445,6 +456,23 @@ impl Dbcs {
         }
         Some(out)
     }
+}
+
+/// Shift_JIS's cells: JIS X 0208's row and cell, moved (Python's arithmetic).
+fn shift_jis_table() -> Vec<u32> {
+    let mut table = vec![0u32; 126 * CELL_TRAILS];
+    for lead in (0x81..=0x9Fu8).chain(0xE0..=0xEA) {
+        for trail in (0x40..=0x7Eu8).chain(0x80..=0xFC) {
+            let c1 = if lead < 0xE0 { lead - 0x81 } else { lead - 0xC1 };
+            let c2 = if trail < 0x80 { trail - 0x40 } else { trail - 0x41 };
+            let row = 2 * c1 + u8::from(c2 >= 0x5E) + 0x21;
+            let cell = if c2 < 0x5E { c2 } else { c2 - 0x5E } + 0x21;
+            if let Some(c) = jisx0208(row, cell) {
+                table[cell_index(lead, trail)] = c as u32;
+            }
+        }
+    }
+    table
 }
 
 fn cell_index(lead: u8, trail: u8) -> usize {
@@ -1197,6 +1225,19 @@ fn encode_char(c: char, codec: &str) -> Option<Vec<u8>> {
             return Some(written.to_vec());
         }
     }
+    if dbcs == Dbcs::Big5Hkscs {
+        // Python's Big5-HKSCS writes these in ETEN's box drawing row (F9), WHATWG's in the symbol rows.
+        let written: &[u8] = match c {
+            '\u{256d}' => b"\xf9\xfa",
+            '\u{256e}' => b"\xf9\xfb",
+            '\u{256f}' => b"\xf9\xfd",
+            '\u{2570}' => b"\xf9\xfc",
+            _ => b"",
+        };
+        if !written.is_empty() {
+            return Some(written.to_vec());
+        }
+    }
     let mut buf = [0u8; 4];
     let text = c.encode_utf8(&mut buf);
     let mut encoder = dbcs.encoding().new_encoder();
@@ -1220,7 +1261,7 @@ fn encode_char(c: char, codec: &str) -> Option<Vec<u8>> {
 /// Character → the first cell that reads as it (Big5: the standard rows
 /// before HKSCS's, as Python's encoder looks them up).
 fn reverse_map(dbcs: Dbcs) -> &'static HashMap<char, Vec<u8>> {
-    static MAPS: [OnceLock<HashMap<char, Vec<u8>>>; 5] = [const { OnceLock::new() }; 5];
+    static MAPS: [OnceLock<HashMap<char, Vec<u8>>>; 6] = [const { OnceLock::new() }; 6];
     MAPS[dbcs as usize].get_or_init(|| {
         let mut map = HashMap::new();
         let leads: Vec<u8> = if dbcs == Dbcs::Big5Hkscs {
@@ -1372,3 +1413,89 @@ const COMMON_HANGUL: &str = concat!(
     "김박강조윤임권황송류홍양손배백허남심노곽차진엄채천함변염추석설길표명반왕옥육맹탁편",
     "영준호희미숙철훈혜승태종순유민혁빈규욱환범웅래슬별솔",
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_read_as_python_reads_them() {
+        assert_eq!(codec_for(None), "");
+        assert_eq!(codec_for(Some(" 'GB2312' ")), "gb18030");
+        assert_eq!(codec_for(Some("utf 8")), "utf-8");
+        assert_eq!(codec_for(Some("u8")), "utf-8");
+        assert_eq!(codec_for(Some("936")), "gbk");
+        assert_eq!(codec_for(Some("euc_kr")), "euc_kr");
+        assert_eq!(codec_for(Some("l1")), "iso8859-1");
+        assert_eq!(codec_for(Some("iso-2022-jp")), "iso2022_jp_ext");
+        assert_eq!(codec_for(Some("idna")), "");
+        assert_eq!(codec_for(Some("base64")), "");
+        assert_eq!(codec_for(Some("utf\0-8")), "");
+        assert_eq!(codec_for(Some("utf.8")), "");
+        assert_eq!(codec_for(Some("\u{1c}gbk")), "gb18030"); // Python's strip() takes the separators too
+    }
+
+    #[test]
+    fn windows_1252_leaves_its_five_bytes_undefined() {
+        assert_eq!(decode_with(b"a\x80\x81", "cp1252", false, false), None);
+        assert_eq!(decode_with(b"a\x80\x81", "cp1252", true, false).unwrap(), "a\u{20ac}\u{fffd}");
+        assert_eq!(decode_text(b"\x81\x8d\x8f\x90\x9d", None, false), "\u{fffd}".repeat(5));
+    }
+
+    #[test]
+    fn a_bad_sequence_is_its_lead_byte_alone() {
+        // GB18030: 0xDB then 0x2F is no character; the slash and 0xE2 0xB2 (獠) are read afresh.
+        assert_eq!(decode_with(b"\xdb\x2f\xe2\xb2", "gb18030", true, false).unwrap(), "\u{fffd}/\u{7360}");
+        // WHATWG's decoder would swallow a non-ASCII trail byte with the lead: Python reads it afresh.
+        assert_eq!(decode_with(b"\xdb\xff\xb0\xa1", "gb18030", true, false).unwrap(), "\u{fffd}\u{fffd}\u{554a}");
+        assert_eq!(decode_with(b"\xb0\xa1\xb0", "gb18030", true, false).unwrap(), "\u{554a}\u{fffd}");
+        assert_eq!(decode_with(b"\xb0\xa1\xb0", "gb18030", true, true).unwrap(), "\u{554a}");
+        assert_eq!(decode_with(b"\xb0\xa1\xb0", "gb18030", false, true).unwrap(), "\u{554a}");
+        assert_eq!(decode_with(b"\xb0\xa1\xb0", "gb18030", false, false), None);
+    }
+
+    #[test]
+    fn iso_2022_jp_as_python_reads_it() {
+        assert_eq!(decode_with(b"\x1b$B$3$s\x1b(B!", "iso2022_jp_ext", false, false).unwrap(), "こん!");
+        // 〜 as JIS maps it; empty switches are no error; half-width katakana.
+        assert_eq!(decode_with(b"\x1b$B!A\x1b(B\x1b$B\x1b(B\x1b(I12\x1b(B", "iso2022_jp_ext", false, false).unwrap(),
+                   "\u{301c}\u{ff71}\u{ff72}");
+        assert_eq!(decode_with(b"\x1b$B$3$", "iso2022_jp_ext", false, true).unwrap(), "\u{3053}");
+        assert_eq!(decode_with(b"\x1b$A", "iso2022_jp_ext", true, false).unwrap(), "\u{fffd}");
+        assert_eq!(decode_text(b"\x1b$B$3$s\x1b(B", None, false), "こん");
+    }
+
+    #[test]
+    fn seven_bit_codecs() {
+        assert_eq!(decode_with(b"~{<:Ky~}~~", "hz", false, false).unwrap(), "\u{5df1}\u{6240}~");
+        assert_eq!(decode_with(b"+AGEAYgBj- 1+-1", "utf-7", false, false).unwrap(), "abc 1+1");
+        assert_eq!(decode_with(b"\x1b$)C\x0e\x30\x21\x0fA", "iso2022_kr", false, false).unwrap(), "\u{ac00}A");
+    }
+
+    #[test]
+    fn garbage_never_panics_and_every_codec_is_tried() {
+        let mut data: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
+        data.extend_from_slice(b"\x1b$B\x1b(D\x1b$(D\x1bx+AAA~{");
+        for (_, codec) in MODULES {
+            for cut in [false, true] {
+                let _ = decode_with(&data, codec, true, cut);
+                let _ = decode_with(&data[..7], codec, false, cut);
+            }
+        }
+        for label in [None, Some("utf-8"), Some("iso-2022-jp"), Some("hz"), Some("utf-7"), Some("utf-16")] {
+            for end in [0, 1, 2, 3, 100, 2999, data.len()] {
+                let _ = decode_text(&data[..end], label, false);
+                let _ = decode_text(&data[..end], label, true);
+            }
+        }
+    }
+
+    #[test]
+    fn sniffing_reads_undeclared_cjk() {
+        // 本公司 in GB2312; in Big5; 회원 in EUC-KR.
+        assert_eq!(decode_text(b"\xb1\xbe\xb9\xab\xcb\xbe", None, false), "本公司");
+        assert_eq!(decode_text(b"\xa5\xbb\xa4\xbd\xa5\x71\xa1\x41", None, false), "本公司，");
+        assert_eq!(decode_text(b"\xc8\xb8\xbf\xf8\xb4\xd4", None, false), "회원님");
+        assert_eq!(decode_text(b"won\x92t", None, false), "won\u{2019}t");
+    }
+}
