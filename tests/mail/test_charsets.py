@@ -11,6 +11,7 @@ core's (spamnb._core), and the last ones check that the two agree.
 
 import json
 import random
+import re
 import time
 
 import pytest
@@ -51,7 +52,7 @@ GERMAN = "Größe über alles, schöne Grüße aus Köln.\n"
     (GERMAN, "latin-1"),
     (JAPANESE + CHINESE_SIMPLIFIED + KOREAN + FRENCH, "utf-8"),
 ])
-def test_undeclared_text_reads_as_written(text, codec):
+def test_undeclared_text_reads_as_written(text, codec, decode_text):
     data = text.encode(codec)
     assert decode_text(data) == text
     # A label that only says "somebody's default" is no declaration either.
@@ -60,35 +61,35 @@ def test_undeclared_text_reads_as_written(text, codec):
 
 
 @pytest.mark.parametrize("text,codec", [(JAPANESE, "shift_jis"), (KOREAN, "euc_kr"), (CHINESE_TRADITIONAL, "big5")])
-def test_a_declared_charset_the_bytes_do_not_decode_as_is_sniffed(text, codec):
+def test_a_declared_charset_the_bytes_do_not_decode_as_is_sniffed(text, codec, decode_text):
     assert decode_text(text.encode(codec), "utf-8") == text
 
 
 @pytest.mark.parametrize("text,codec", [("박선미", "euc_kr"), ("김지훈", "euc_kr"), ("양민수", "euc_kr"),
                                         ("優質情趣", "big5"), ("李旭倩", "big5"), ("今週のおすすめ", "shift_jis"),
                                         ("王先生", "gb2312"), ("娜娜", "gb2312")])
-def test_short_header_words_read_as_written(text, codec):
+def test_short_header_words_read_as_written(text, codec, decode_text):
     # A From name is a few characters; spam from each country sends them raw.
     assert decode_text(text.encode(codec)) == text
 
 
 @pytest.mark.parametrize("text", ["won’t", "Java’s “skills”", "price: 5 €, really", "naïve café",
                                   "¡This is quoted-printable!", "a 0.1 µF capacitor", "Université de Montréal"])
-def test_western_text_with_a_few_8_bit_bytes_stays_western(text):
+def test_western_text_with_a_few_8_bit_bytes_stays_western(text, decode_text):
     # Each also reads as one CJK codec or another: "won’t" is 77 6F 6E 92 74,
     # and 92 74 is a Shift_JIS kanji (稚); "¡T" is a Big5 symbol, "µF" a Big5
     # ideograph.
     assert decode_text(text.encode("cp1252")) == text
 
 
-def test_english_written_with_gb2312_punctuation_stays_chinese():
+def test_english_written_with_gb2312_punctuation_stays_chinese(decode_text):
     # The curly quotes of a Chinese editor are two bytes (’ is A1 AF), which
     # Windows-1252 would show as ¡¯.
     text = "Experience in Java’s “J2EE” is a plus．Send your resume to us．"
     assert decode_text(text.encode("gb2312")) == text
 
 
-def test_a_stray_bad_byte_does_not_lose_the_language():
+def test_a_stray_bad_byte_does_not_lose_the_language(decode_text):
     # A lead byte cut from its character (a broken line): the rest is read
     # in the text's own charset, the lone byte is a replacement character.
     for text, codec in ((JAPANESE * 3, "shift_jis"), (CHINESE_SIMPLIFIED * 3, "gb2312"), (KOREAN * 3, "euc_kr")):
@@ -97,7 +98,7 @@ def test_a_stray_bad_byte_does_not_lose_the_language():
         assert got == text[:cut] + "\ufffd" + text[cut:]
 
 
-def test_a_declared_charset_that_decodes_is_kept():
+def test_a_declared_charset_that_decodes_is_kept(decode_text):
     # Korean bytes that GB2312 also decodes (as rare characters): the
     # sender's declaration is believed, as it is for Chinese mail.
     korean = KOREAN.encode("euc_kr")
@@ -109,14 +110,14 @@ def test_a_declared_charset_that_decodes_is_kept():
 
 @pytest.mark.parametrize("text,codec", [(JAPANESE * 20, "shift_jis"), (KOREAN * 20, "euc_kr"),
                                         (CHINESE_TRADITIONAL * 20, "big5")])
-def test_a_cut_inside_a_character_keeps_the_sniffed_charset(text, codec):
+def test_a_cut_inside_a_character_keeps_the_sniffed_charset(text, codec, decode_text):
     data = text.encode(codec)
     for cut in range(len(data) - 6, len(data)):
         got = decode_text(data[:cut], cut=True)
         assert text.startswith(got) and len(got.encode(codec)) >= cut - 2, (cut, got[-10:])
 
 
-def test_sniffing_never_raises_on_garbage():
+def test_sniffing_never_raises_on_garbage(decode_text):
     for data in (bytes(range(256)) * 3, b"\x81\x40" * 5000 + b"\xff", b"\xa1" * 9999, bytes(range(128, 256)) * 50):
         assert isinstance(decode_text(data), str)
         assert isinstance(decode_text(data, cut=True), str)
@@ -187,13 +188,14 @@ def _inputs():
 
 
 def test_the_implementations_agree():
-    # Known differences (bench/core_charsets_identity.py counts them on the
-    # corpora): none among these inputs.
+    # The one difference: a lone surrogate of UTF-7, which Python keeps and
+    # a Rust string cannot hold, is U+FFFD in the core.
     for data in _inputs():
         for label in (None, "utf-8", "gb2312", "big5", "euc-kr", "shift_jis", "euc-jp", "iso-2022-jp",
                       "iso-2022-kr", "hz", "utf-7", "us-ascii", "koi8-r"):
             for cut in (False, True):
-                assert _core.decode_text(data, label, cut) == charsets.decode_text(data, label, cut), (data, label, cut)
+                want = re.sub("[\ud800-\udfff]", "\ufffd", charsets.decode_text(data, label, cut))
+                assert _core.decode_text(data, label, cut) == want, (data, label, cut)
 
 
 @pytest.mark.parametrize("unit", [

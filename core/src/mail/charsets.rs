@@ -184,8 +184,8 @@ pub fn decode_with(data: &[u8], codec: &str, replace: bool, cut: bool) -> Option
             whatwg(UTF_8, data, replace, cut)
         }
         Kind::Dbcs(dbcs) => dbcs.decode(data, replace, cut),
-        Kind::Iso2022Jp => iso2022_jp(data, replace, cut),
-        Kind::Iso2022Kr => iso2022_kr(data, replace, cut),
+        Kind::Iso2022Jp => iso2022(data, replace, cut, false),
+        Kind::Iso2022Kr => iso2022(data, replace, cut, true),
         Kind::Hz => hz(data, replace, cut),
         Kind::Utf7 => utf7(data, replace, cut),
         Kind::Utf16 { big } => utf16(data, big, replace, cut),
@@ -387,11 +387,9 @@ impl Dbcs {
                 i += 1;
                 continue;
             }
-            let error_at_lead = match self {
-                Dbcs::Gb18030 => b == 0x80 || b == 0xFF,
-                Dbcs::Cp932 | Dbcs::ShiftJis => !self.is_lead(b),
-                _ => false,
-            };
+            // Elsewhere (GB18030's 80 and FF too) a bad lead byte is known
+            // only with the byte after it: alone at the end it is incomplete.
+            let error_at_lead = matches!(self, Dbcs::Cp932 | Dbcs::ShiftJis) && !self.is_lead(b);
             if error_at_lead {
                 bad(&mut out, replace)?;
                 i += 1;
@@ -533,14 +531,18 @@ fn jisx0208(lead: u8, trail: u8) -> Option<char> {
     Dbcs::EucJp.cell(lead | 0x80, trail | 0x80).and_then(char::from_u32)
 }
 
-/// Python's iso2022_jp_ext: ESC ( B ASCII, ESC ( J JIS X 0201 Roman,
-/// ESC ( I half-width katakana, ESC $ @ and ESC $ B JIS X 0208, ESC $ ( D
-/// JIS X 0212.  Control characters pass in any set; a byte above 0x7F is a
-/// bad sequence; an escape sequence of another set is a bad sequence of
-/// its length; ESC before a byte that starts none passes through (with
-/// what follows, up to a final byte A-Z or @).  A bad character in a
-/// two-byte set is a bad sequence of both bytes.
-fn iso2022_jp(data: &[u8], replace: bool, cut: bool) -> Option<String> {
+/// Python's ISO 2022 decoder, as iso2022_jp_ext (`kr` false) or iso2022_kr.
+///
+/// iso2022_jp_ext: ESC ( B ASCII, ESC ( J JIS X 0201 Roman, ESC ( I
+/// half-width katakana, ESC $ @ and ESC $ B JIS X 0208, ESC $ ( D JIS X
+/// 0212; no shifts.  iso2022_kr: KS X 1001 designated (ESC $ ) C), SO and
+/// SI shift to it and back, a line feed shifts back.  Control characters
+/// pass in any set; a byte above 0x7F is a bad sequence; an escape sequence
+/// of a set the codec lacks is a bad sequence of its length; ESC before a
+/// byte that starts none passes through (with what follows, up to a final
+/// byte A-Z or @).  A bad character in a two-byte set is a bad sequence of
+/// both bytes.
+fn iso2022(data: &[u8], replace: bool, cut: bool, kr: bool) -> Option<String> {
     #[derive(Clone, Copy, PartialEq)]
     enum Set {
         Ascii,
@@ -548,12 +550,12 @@ fn iso2022_jp(data: &[u8], replace: bool, cut: bool) -> Option<String> {
         Katakana,
         Jis0208,
         Jis0212,
-        Other, // designated to G1, never invoked (no shifts in ISO-2022-JP)
+        Ksc,
     }
     const MAX_ESCAPE: usize = 16;
     let is_final = |b: u8| b.is_ascii_uppercase() || b == b'@';
     let mut out = String::with_capacity(data.len());
-    let mut g0 = Set::Ascii;
+    let (mut g0, mut g1, mut shifted) = (Set::Ascii, Set::Ascii, false);
     let mut through = false; // inside an escape sequence of no ISO 2022 set
     let mut i = 0;
     macro_rules! incomplete {
@@ -592,7 +594,8 @@ fn iso2022_jp(data: &[u8], replace: bool, cut: bool) -> Option<String> {
                     break;
                 }
                 // JIS X 0208-1990's announcer "& @" is skipped with the byte after it.
-                j += if i + j + 1 < data.len() && data[i + j] == b'&' && data[i + j + 1] == b'@' { 3 } else { 1 };
+                let announcer = !kr && i + j + 1 < data.len() && data[i + j] == b'&' && data[i + j + 1] == b'@';
+                j += if announcer { 3 } else { 1 };
             }
             let Some(length) = length else {
                 if j < MAX_ESCAPE {
@@ -603,23 +606,26 @@ fn iso2022_jp(data: &[u8], replace: bool, cut: bool) -> Option<String> {
                 continue;
             };
             let seq = &data[i..i + length];
-            let designated = match seq {
-                [_, b'$', b'@'] | [_, b'$', b'B'] => Some((0, Set::Jis0208)),
-                [_, b'$', b'D'] => Some((0, Set::Jis0212)),
-                [_, b'$', b'(', b'@'] | [_, b'$', b'(', b'B'] => Some((0, Set::Jis0208)),
-                [_, b'$', b')', b'@' | b'B' | b'D'] => Some((1, Set::Other)),
-                [_, b'$', b'(', b'D'] => Some((0, Set::Jis0212)),
-                [_, b'$', _] | [_, b'$', _, _] => None,
-                [_, b'(', b'B'] => Some((0, Set::Ascii)),
-                [_, b'(', b'J'] => Some((0, Set::Roman)),
-                [_, b'(', b'I'] => Some((0, Set::Katakana)),
-                [_, b')', b'B' | b'J' | b'I'] => Some((1, Set::Other)),
-                [_, _, _, 0x1B, b'$', b'B'] => Some((0, Set::Jis0208)), // ESC & @ ESC $ B
+            // (plane, set): G0 or G1, of the sets this codec has.
+            let designated = match (seq, kr) {
+                ([_, b'$', b'@' | b'B'], false) | ([_, b'$', b'(', b'@' | b'B'], false) => Some((0, Set::Jis0208)),
+                ([_, b'$', b'D'], false) | ([_, b'$', b'(', b'D'], false) => Some((0, Set::Jis0212)),
+                ([_, b'$', b')', b'@' | b'B'], false) => Some((1, Set::Jis0208)),
+                ([_, b'$', b')', b'D'], false) => Some((1, Set::Jis0212)),
+                ([_, b'$', b'C'], true) | ([_, b'$', b'(', b'C'], true) => Some((0, Set::Ksc)),
+                ([_, b'$', b')', b'C'], true) => Some((1, Set::Ksc)),
+                ([_, b'(', b'B'], _) => Some((0, Set::Ascii)),
+                ([_, b')', b'B'], _) => Some((1, Set::Ascii)),
+                ([_, b'(', b'J'], false) => Some((0, Set::Roman)),
+                ([_, b')', b'J'], false) => Some((1, Set::Roman)),
+                ([_, b'(', b'I'], false) => Some((0, Set::Katakana)),
+                ([_, b')', b'I'], false) => Some((1, Set::Katakana)),
+                ([_, _, _, 0x1B, b'$', b'B'], false) => Some((0, Set::Jis0208)), // ESC & @ ESC $ B
                 _ => None,
             };
             match designated {
                 Some((0, set)) => g0 = set,
-                Some(_) => {}
+                Some((_, set)) => g1 = set,
                 None => {
                     bad(&mut out, replace)?;
                     i += length;
@@ -629,7 +635,16 @@ fn iso2022_jp(data: &[u8], replace: bool, cut: bool) -> Option<String> {
             i += length;
             continue;
         }
-        if b < 0x20 || g0 == Set::Ascii || g0 == Set::Other {
+        if kr && (b == 0x0E || b == 0x0F) {
+            shifted = b == 0x0E;
+            i += 1;
+            continue;
+        }
+        if b == b'\n' {
+            shifted = false;
+        }
+        let set = if shifted { g1 } else { g0 };
+        if b < 0x20 || set == Set::Ascii {
             if b >= 0x80 {
                 bad(&mut out, replace)?;
             } else {
@@ -643,7 +658,7 @@ fn iso2022_jp(data: &[u8], replace: bool, cut: bool) -> Option<String> {
             i += 1;
             continue;
         }
-        match g0 {
+        match set {
             Set::Roman => {
                 out.push(match b {
                     0x5C => '\u{a5}',
@@ -662,12 +677,15 @@ fn iso2022_jp(data: &[u8], replace: bool, cut: bool) -> Option<String> {
             }
             _ => {
                 let Some(&trail) = data.get(i + 1) else { incomplete!() };
-                let read = if g0 == Set::Jis0208 {
+                let read = if !(0x21..=0x7E).contains(&b) || !(0x21..=0x7E).contains(&trail) {
+                    None
+                } else if set == Set::Jis0208 {
                     jisx0208(b, trail)
-                } else if (0x21..=0x7E).contains(&trail) {
+                } else if set == Set::Jis0212 {
                     jisx0212(b | 0x80, trail | 0x80)
                 } else {
-                    None
+                    // KS X 1001: the EUC-KR cell (CP949's extensions lie outside A1-FE × A1-FE).
+                    Dbcs::Cp949.cell(b | 0x80, trail | 0x80).and_then(char::from_u32)
                 };
                 match read {
                     Some(c) => out.push(c),
@@ -675,64 +693,6 @@ fn iso2022_jp(data: &[u8], replace: bool, cut: bool) -> Option<String> {
                 }
                 i += 2;
             }
-        }
-    }
-    Some(out)
-}
-
-/// ISO-2022-KR (RFC 1557): the designation ESC $ ) C once, then SO and SI
-/// switch between ASCII and KS X 1001.
-fn iso2022_kr(data: &[u8], replace: bool, cut: bool) -> Option<String> {
-    let mut out = String::with_capacity(data.len());
-    let (mut designated, mut shifted) = (false, false);
-    let mut i = 0;
-    while i < data.len() {
-        let b = data[i];
-        if b == 0x1b {
-            if data.len() - i < 4 && data[i..].iter().zip(b"\x1b$)C").all(|(x, y)| x == y) {
-                if cut {
-                    break;
-                }
-                bad(&mut out, replace)?;
-                break;
-            }
-            if data[i..].starts_with(b"\x1b$)C") {
-                designated = true;
-                i += 4;
-                continue;
-            }
-            bad(&mut out, replace)?;
-            i += 1;
-        } else if b == 0x0e && designated {
-            shifted = true;
-            i += 1;
-        } else if b == 0x0f {
-            shifted = false;
-            i += 1;
-        } else if b >= 0x80 || b == 0x0e {
-            bad(&mut out, replace)?;
-            i += 1;
-        } else if shifted && b > 0x20 {
-            if i + 1 >= data.len() {
-                if cut {
-                    break;
-                }
-                bad(&mut out, replace)?;
-                break;
-            }
-            match euc_pair(EUC_KR, b, data[i + 1]) {
-                Some(c) => {
-                    out.push(c);
-                    i += 2;
-                }
-                None => {
-                    bad(&mut out, replace)?;
-                    i += 1;
-                }
-            }
-        } else {
-            out.push(b as char);
-            i += 1;
         }
     }
     Some(out)
@@ -777,7 +737,9 @@ fn hz(data: &[u8], replace: bool, cut: bool) -> Option<String> {
                 bad(&mut out, replace)?;
                 break;
             };
-            match euc_pair(GB18030, b, trail) {
+            // GB2312: the rows A1-F7 of GB18030, less its private-use cells.
+            let gb2312 = euc_pair(GB18030, b, trail).filter(|&c| b <= 0x77 && !('\u{e000}'..='\u{f8ff}').contains(&c));
+            match gb2312 {
                 Some(c) => {
                     out.push(c);
                     i += 2;
@@ -806,12 +768,15 @@ fn base64_value(b: u8) -> Option<u32> {
     } as u32)
 }
 
-/// UTF-7 (RFC 2152): "+" starts base64 of UTF-16, ended by "-" (dropped) or
-/// any other byte outside base64; "+-" is a plus sign.  As Python reads it:
-/// a shift that ends inside a character, or "+" before a byte that is
-/// neither base64 nor "-", is a bad sequence; a surrogate left unpaired
-/// (which a Rust string cannot hold) is one too.  Cut: a shift still open
-/// at the end is left out, as Python's incremental decoder leaves it.
+/// UTF-7 (RFC 2152) as Python reads it: "+" starts base64 of UTF-16,
+/// ended by "-" (dropped) or any other byte outside base64; "+-" is a plus
+/// sign.  Bad sequences: a byte above 0x7F; "+" before a byte neither
+/// base64 nor "-" (both bytes); a shift that ends inside a character or
+/// with bits set in its padding (with the byte that ends it); a shift
+/// still inside a character at the end.  A surrogate left unpaired, which
+/// Python keeps as it is, is U+FFFD here (a Rust string cannot hold it).
+/// Cut: a shift still open at the end is left out, as Python's incremental
+/// decoder leaves it.
 fn utf7(data: &[u8], replace: bool, cut: bool) -> Option<String> {
     let mut out = String::with_capacity(data.len());
     let mut i = 0;
@@ -844,36 +809,45 @@ fn utf7(data: &[u8], replace: bool, cut: bool) -> Option<String> {
         }
         let (mut bits, mut nbits, mut high) = (0u32, 0u32, None::<u32>);
         while let Some(value) = data.get(i).and_then(|&b| base64_value(b)) {
-            bits = (bits << 6 | value) & 0xff_ffff;
+            bits = (bits << 6) | value;
             nbits += 6;
             i += 1;
             if nbits >= 16 {
                 nbits -= 16;
                 let unit = (bits >> nbits) & 0xffff;
+                bits &= (1 << nbits) - 1;
                 if let Some(h) = high.take() {
                     if (0xdc00..=0xdfff).contains(&unit) {
-                        out.push(char::from_u32(0x10000 + ((h - 0xd800) << 10) + (unit - 0xdc00)).unwrap_or('\u{fffd}'));
+                        let code = 0x10000 + ((h - 0xd800) << 10) + (unit - 0xdc00);
+                        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
                         continue;
                     }
-                    bad(&mut out, replace)?;
+                    out.push('\u{fffd}');
                 }
                 if (0xd800..=0xdbff).contains(&unit) {
                     high = Some(unit);
-                } else if let Some(c) = char::from_u32(unit) {
-                    out.push(c);
                 } else {
-                    bad(&mut out, replace)?;
+                    out.push(char::from_u32(unit).unwrap_or('\u{fffd}'));
                 }
             }
         }
-        if i >= data.len() && cut {
-            out.truncate(shift_start);
+        let Some(&end) = data.get(i) else {
+            if cut {
+                out.truncate(shift_start);
+            } else if high.is_some() || nbits >= 6 || bits != 0 {
+                bad(&mut out, replace)?; // unterminated shift sequence
+            }
             break;
+        };
+        if nbits >= 6 || bits != 0 {
+            bad(&mut out, replace)?; // partial character, or padding bits set: the ending byte goes too
+            i += 1;
+            continue;
         }
-        if high.is_some() || nbits >= 6 || bits & ((1 << nbits) - 1) != 0 {
-            bad(&mut out, replace)?;
+        if high.is_some() && end != b'+' {
+            out.push('\u{fffd}');
         }
-        if data.get(i) == Some(&b'-') {
+        if end == b'-' {
             i += 1;
         }
     }
