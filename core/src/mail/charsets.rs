@@ -143,7 +143,8 @@ fn kind(codec: &str) -> Option<Kind> {
         "utf-8-sig" => Kind::Utf8 { sig: true },
         "gb18030" | "gbk" | "gb2312" => Kind::Dbcs(Dbcs::Gb18030),
         "big5hkscs" | "big5" | "cp950" => Kind::Dbcs(Dbcs::Big5Hkscs),
-        "cp949" | "euc_kr" => Kind::Dbcs(Dbcs::Cp949),
+        "cp949" => Kind::Dbcs(Dbcs::Cp949),
+        "euc_kr" => Kind::Dbcs(Dbcs::EucKr),
         "cp932" => Kind::Dbcs(Dbcs::Cp932),
         "shift_jis" | "shift_jis_2004" | "shift_jisx0213" => Kind::Dbcs(Dbcs::ShiftJis),
         "euc_jp" | "euc_jis_2004" | "euc_jisx0213" => Kind::Dbcs(Dbcs::EucJp),
@@ -181,7 +182,13 @@ pub fn decode_with(data: &[u8], codec: &str, replace: bool, cut: bool) -> Option
         }),
         Kind::Utf8 { sig } => {
             let data = if sig { data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data) } else { data };
-            whatwg(UTF_8, data, replace, cut)
+            match data {
+                // Python's incremental UTF-8 keeps ED A0-BF at the end (the
+                // start of a surrogate) for what comes next; what is before
+                // it is then followed by ED, so complete.
+                [rest @ .., 0xED, 0xA0..=0xBF] if cut => whatwg(UTF_8, rest, replace, false),
+                _ => whatwg(UTF_8, data, replace, cut),
+            }
         }
         Kind::Dbcs(dbcs) => dbcs.decode(data, replace, cut),
         Kind::Iso2022Jp => iso2022(data, replace, cut, false),
@@ -263,6 +270,7 @@ pub(crate) enum Dbcs {
     Cp932,
     EucJp,
     ShiftJis, // JIS X 0208 alone (no Windows extensions), as Python's shift_jis
+    EucKr,    // KS X 1001 alone (no CP949 extensions), as Python's euc_kr
 }
 
 const CELL_TRAILS: usize = 0xFF - 0x40;
@@ -273,7 +281,7 @@ impl Dbcs {
         match self {
             Dbcs::Gb18030 => GB18030,
             Dbcs::Big5Hkscs => BIG5,
-            Dbcs::Cp949 => EUC_KR,
+            Dbcs::Cp949 | Dbcs::EucKr => EUC_KR,
             Dbcs::Cp932 | Dbcs::ShiftJis => SHIFT_JIS,
             Dbcs::EucJp => EUC_JP,
         }
@@ -287,6 +295,7 @@ impl Dbcs {
             Dbcs::Cp932 => "cp932",
             Dbcs::EucJp => "euc_jp",
             Dbcs::ShiftJis => "shift_jis",
+            Dbcs::EucKr => "euc_kr",
         }
     }
 
@@ -301,10 +310,21 @@ impl Dbcs {
 
     /// The cell table: (lead - 0x81) * 191 + (trail - 0x40) → code point (0: none).
     fn table(self) -> &'static [u32] {
-        static TABLES: [OnceLock<Vec<u32>>; 6] = [const { OnceLock::new() }; 6];
+        static TABLES: [OnceLock<Vec<u32>>; 7] = [const { OnceLock::new() }; 7];
         TABLES[self as usize].get_or_init(|| {
             if self == Dbcs::ShiftJis {
                 return shift_jis_table();
+            }
+            if self == Dbcs::EucKr {
+                let mut table = Dbcs::Cp949.table().to_vec();
+                for lead in 0x81..=0xFEu8 {
+                    for trail in 0x40..=0xFEu8 {
+                        if lead < 0xA1 || trail < 0xA1 {
+                            table[cell_index(lead, trail)] = 0;
+                        }
+                    }
+                }
+                return table;
             }
             let encoding = self.encoding();
             let mut table = vec![0u32; 126 * CELL_TRAILS];
@@ -420,6 +440,23 @@ impl Dbcs {
                 }
                 continue;
             }
+            if self == Dbcs::EucKr && b == 0xA4 && trail == 0xD4 {
+                // KS X 1001:1998 Annex 3: a syllable made up of the filler and three jamo, 8 bytes.
+                if data.len() - i < 8 {
+                    incomplete!()
+                }
+                match hangul_make_up(&data[i..i + 8]) {
+                    Some(c) => {
+                        out.push(c);
+                        i += 8;
+                    }
+                    None => {
+                        bad(&mut out, replace)?;
+                        i += 1;
+                    }
+                }
+                continue;
+            }
             if self == Dbcs::Gb18030 && (0x30..=0x39).contains(&trail) {
                 if data.len() - i < 4 {
                     incomplete!()
@@ -471,6 +508,31 @@ fn shift_jis_table() -> Vec<u32> {
         }
     }
     table
+}
+
+/// A4 D4 A4 cho A4 jung A4 jong (or the filler D4): the Hangul syllable, as Python's euc_kr composes it.
+fn hangul_make_up(seq: &[u8]) -> Option<char> {
+    const NONE: u8 = 0xFF;
+    // Compatibility jamo A4A1-A4BE (ㄱ ... ㅎ) → initial and final consonant indexes.
+    const CHOSEONG: [u8; 30] = [0, 1, NONE, 2, NONE, NONE, 3, 4, 5, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+                                6, 7, 8, NONE, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
+    const JONGSEONG: [u8; 30] = [1, 2, 3, 4, 5, 6, 7, NONE, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, NONE, 18, 19,
+                                 20, 21, 22, NONE, 23, 24, 25, 26, 27];
+    let &[_, _, a, cho, b, jung, c, jong] = seq else { return None };
+    if a != 0xA4 || b != 0xA4 || c != 0xA4 {
+        return None;
+    }
+    let cho = if (0xA1..=0xBE).contains(&cho) { CHOSEONG[(cho - 0xA1) as usize] } else { NONE };
+    let jung = if (0xBF..=0xD3).contains(&jung) { jung - 0xBF } else { NONE };
+    let jong = match jong {
+        0xD4 => 0,
+        0xA1..=0xBE => JONGSEONG[(jong - 0xA1) as usize],
+        _ => NONE,
+    };
+    if cho == NONE || jung == NONE || jong == NONE {
+        return None;
+    }
+    char::from_u32(0xAC00 + cho as u32 * 588 + jung as u32 * 28 + jong as u32)
 }
 
 fn cell_index(lead: u8, trail: u8) -> usize {
@@ -558,9 +620,12 @@ fn iso2022(data: &[u8], replace: bool, cut: bool, kr: bool) -> Option<String> {
     let (mut g0, mut g1, mut shifted) = (Set::Ascii, Set::Ascii, false);
     let mut through = false; // inside an escape sequence of no ISO 2022 set
     let mut i = 0;
+    // Python's stream decoder holds at most 8 bytes of an incomplete
+    // sequence; past that a cut text is read whole, so they are an error.
+    const MAX_PENDING: usize = 8;
     macro_rules! incomplete {
         () => {{
-            if !cut {
+            if !cut || data.len() - i > MAX_PENDING {
                 bad(&mut out, replace)?;
             }
             break;
@@ -698,6 +763,21 @@ fn iso2022(data: &[u8], replace: bool, cut: bool, kr: bool) -> Option<String> {
     Some(out)
 }
 
+/// GB2312 in 7 bits as Python maps it: GB18030's cells of its rows,
+/// less GBK's additions there (small Roman numerals, vertical forms, the
+/// pinyin letters ɑ-ɡ, €) and its private-use cells, with two of GB2312's
+/// own mappings (・ and ―, where GB18030 has · and —).
+fn gb2312(lead: u8, trail: u8) -> Option<char> {
+    match (lead, trail) {
+        (0x21, 0x24) => return Some('\u{30fb}'),
+        (0x21, 0x2A) => return Some('\u{2015}'),
+        (0x22, 0x21..=0x2A | 0x63) | (0x26, 0x59..=0x75) | (0x28, 0x3B..=0x40) => return None,
+        _ if lead > 0x77 => return None,
+        _ => {}
+    }
+    euc_pair(GB18030, lead, trail).filter(|&c| !('\u{e000}'..='\u{f8ff}').contains(&c))
+}
+
 /// HZ (RFC 1843): "~{" switches to GB2312 in 7 bits, "~}" back; "~~" is a
 /// tilde and "~" before a line break joins the lines.
 fn hz(data: &[u8], replace: bool, cut: bool) -> Option<String> {
@@ -737,9 +817,7 @@ fn hz(data: &[u8], replace: bool, cut: bool) -> Option<String> {
                 bad(&mut out, replace)?;
                 break;
             };
-            // GB2312: the rows A1-F7 of GB18030, less its private-use cells.
-            let gb2312 = euc_pair(GB18030, b, trail).filter(|&c| b <= 0x77 && !('\u{e000}'..='\u{f8ff}').contains(&c));
-            match gb2312 {
+            match gb2312(b, trail) {
                 Some(c) => {
                     out.push(c);
                     i += 2;
@@ -854,7 +932,11 @@ fn utf7(data: &[u8], replace: bool, cut: bool) -> Option<String> {
     Some(out)
 }
 
+/// UTF-16 and UTF-32, of a given byte order or (`big` None) by their BOM,
+/// little-endian without one.  Python's stream decoder of the BOM-led
+/// codec refuses a cut text without a BOM, which is then read whole.
 fn utf16(data: &[u8], big: Option<bool>, replace: bool, cut: bool) -> Option<String> {
+    let cut = cut && !(big.is_none() && data.len() >= 2 && !data.starts_with(b"\xff\xfe") && !data.starts_with(b"\xfe\xff"));
     let (data, big) = match big {
         Some(big) => (data, big),
         None if data.starts_with(b"\xff\xfe") => (&data[2..], false),
@@ -865,6 +947,8 @@ fn utf16(data: &[u8], big: Option<bool>, replace: bool, cut: bool) -> Option<Str
 }
 
 fn utf32(data: &[u8], big: Option<bool>, replace: bool, cut: bool) -> Option<String> {
+    let bom = data.starts_with(b"\xff\xfe\x00\x00") || data.starts_with(b"\x00\x00\xfe\xff");
+    let cut = cut && !(big.is_none() && data.len() >= 4 && !bom);
     let (data, big) = match big {
         Some(big) => (data, big),
         None if data.starts_with(b"\xff\xfe\x00\x00") => (&data[4..], false),
@@ -1235,7 +1319,7 @@ fn encode_char(c: char, codec: &str) -> Option<Vec<u8>> {
 /// Character → the first cell that reads as it (Big5: the standard rows
 /// before HKSCS's, as Python's encoder looks them up).
 fn reverse_map(dbcs: Dbcs) -> &'static HashMap<char, Vec<u8>> {
-    static MAPS: [OnceLock<HashMap<char, Vec<u8>>>; 6] = [const { OnceLock::new() }; 6];
+    static MAPS: [OnceLock<HashMap<char, Vec<u8>>>; 7] = [const { OnceLock::new() }; 7];
     MAPS[dbcs as usize].get_or_init(|| {
         let mut map = HashMap::new();
         let leads: Vec<u8> = if dbcs == Dbcs::Big5Hkscs {
