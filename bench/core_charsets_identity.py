@@ -10,14 +10,21 @@ count compared, the count identical, and the differences grouped by kind
 differ) with one example each.  `--tables` also compares the decoders
 themselves on every two-byte sequence of the CJK codecs and every byte of
 the single-byte ones, and the points each reading gives every character.
+`--fuzz N` also compares N generated inputs of each of two kinds: short
+bytes of escapes, shifts and 8-bit bytes under every label (the 7-bit
+codecs, cut texts), and CJK and western texts of mixed charsets cut and
+joined (the sniffing).  The corpora hold no cut text: the fuzz is what
+compares those paths.
 
-    python bench/core_charsets_identity.py [--tables] [--cache FILE] [CORPORA...]
+    python bench/core_charsets_identity.py [--tables] [--fuzz N] [--cache FILE] [CORPORA...]
 """
 
 import argparse
 import collections
 import os
 import pickle
+import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -184,14 +191,71 @@ def compare_tables():
                                  or "all identical"))
 
 
+FUZZ_LABELS = [None, "utf-8", "gb2312", "big5", "euc-kr", "euc_kr", "shift_jis", "cp932", "euc-jp", "iso-2022-jp",
+               "iso-2022-kr", "iso2022_jp_2", "hz", "utf-7", "us-ascii", "koi8-r", "utf-16", "utf-32", "utf-8-sig",
+               "latin_1", "gbk", "big5hkscs"]
+FUZZ_ALPHABETS = [bytes(range(256)), b"\x1b$()BJID@&.C\x0e\x0f\n!~{}+-AZaz09/\x80\xa1\xfe",
+                  bytes(range(0x80, 0x100)) + b"ab\n", b"+-ABCDabcd/+09\xec\n", b"~{}\n!\"#0Ab\x80"]
+FUZZ_TEXTS = ["　　【完全無料】素敵な出会いサイトのご案内┏━━┓", "本公司长期代开各类正规发票，税点优惠，欢迎来电咨询。联系人：王先生",
+              "本公司長期代開各類正規發票，稅點優惠，歡迎來電洽詢。", "[광고] 회원님께 특별한 혜택을 드립니다.",
+              "Café crème à Noël : l’été — voilà. Größe ©®™", "朱镕基和张喆来了 ╭╮╰╯ ═║ ①②③ ⅰⅱ ㈱ №", "Привет мир"]
+FUZZ_CODECS = ["shift_jis", "cp932", "euc_jp", "gb2312", "gbk", "gb18030", "big5", "big5hkscs", "euc_kr", "cp949",
+               "cp1252", "utf-8", "koi8-r", "cp1251"]
+
+
+def fuzz_inputs(n, rng):
+    for _ in range(n):
+        alphabet = rng.choice(FUZZ_ALPHABETS)
+        yield (bytes(rng.choice(alphabet) for _ in range(rng.randrange(0, 30))), rng.choice(FUZZ_LABELS),
+               rng.random() < 0.3)
+    for _ in range(n):
+        parts = []
+        for _ in range(rng.randrange(1, 6)):
+            data = rng.choice(FUZZ_TEXTS).encode(rng.choice(FUZZ_CODECS), "ignore")
+            if rng.random() < 0.5:
+                start = rng.randrange(len(data) + 1)
+                data = data[start:start + rng.randrange(1, 60)]
+            parts.append(data)
+            if rng.random() < 0.3:
+                parts.append(bytes([rng.randrange(256)]))
+            if rng.random() < 0.3:
+                parts.append(b" abc ")
+        data = b"".join(parts)
+        if rng.random() < 0.1:
+            data *= rng.randrange(50, 200)  # past the judged sample
+        yield data, rng.choice([None, None, "us-ascii", "utf-8", "gb2312", "big5", "euc-kr", "shift_jis",
+                                "iso-8859-1", "koi8-r"]), rng.random() < 0.3
+
+
+def compare_fuzz(n):
+    kinds = collections.Counter()
+    examples = {}
+    count = 0
+    for data, declared, cut in fuzz_inputs(n, random.Random(1)):
+        count += 1
+        # A lone surrogate of UTF-7, which Python keeps, is U+FFFD in a Rust string.
+        want = re.sub("[\ud800-\udfff]", "\ufffd", py.decode_text(data, declared, cut))
+        got = _core.decode_text(data, declared, cut)
+        if want != got:
+            kind = f"label {declared}, cut {cut}"
+            kinds[kind] += 1
+            examples.setdefault(kind, (data[:60], want[:30], got[:30]))
+    print(f"fuzz: {count} compared, {count - sum(kinds.values())} identical")
+    for kind, n_kind in kinds.most_common():
+        print(f"{n_kind:8d}  {kind}\n          e.g. {examples[kind]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpora", nargs="*", type=Path)
     parser.add_argument("--cache", type=Path, help="keep the gathered calls in this file (outside the repo)")
     parser.add_argument("--tables", action="store_true")
+    parser.add_argument("--fuzz", type=int, default=0, metavar="N")
     args = parser.parse_args()
     if args.tables:
         compare_tables()
+    if args.fuzz:
+        compare_fuzz(args.fuzz)
     corpora = args.corpora or [ROOT / name for name in ("spamassassin", "trec06p", "ccert_zh")]
     if args.cache and args.cache.exists():
         calls = pickle.loads(args.cache.read_bytes())

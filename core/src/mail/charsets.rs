@@ -83,7 +83,7 @@ fn normalize_encoding(name: &str) -> String {
     out
 }
 
-fn lookup<'a>(table: &'a [(&'static str, &'static str)], key: &str) -> Option<&'static str> {
+fn lookup(table: &[(&'static str, &'static str)], key: &str) -> Option<&'static str> {
     table.binary_search_by(|(k, _)| (*k).cmp(key)).ok().map(|i| table[i].1)
 }
 
@@ -127,8 +127,7 @@ enum Kind {
     Charmap(&'static [u16; 256]),
     Utf8 { sig: bool },
     Dbcs(Dbcs),
-    Iso2022Jp,
-    Iso2022Kr,
+    Iso2022(Iso2022),
     Hz,
     Utf7,
     Utf16 { big: Option<bool> },
@@ -148,9 +147,11 @@ fn kind(codec: &str) -> Option<Kind> {
         "cp932" => Kind::Dbcs(Dbcs::Cp932),
         "shift_jis" | "shift_jis_2004" | "shift_jisx0213" => Kind::Dbcs(Dbcs::ShiftJis),
         "euc_jp" | "euc_jis_2004" | "euc_jisx0213" => Kind::Dbcs(Dbcs::EucJp),
-        "iso2022_jp" | "iso2022_jp_1" | "iso2022_jp_2" | "iso2022_jp_2004" | "iso2022_jp_3"
-        | "iso2022_jp_ext" => Kind::Iso2022Jp,
-        "iso2022_kr" => Kind::Iso2022Kr,
+        "iso2022_jp" | "iso2022_jp_2004" | "iso2022_jp_3" => Kind::Iso2022(Iso2022::Jp),
+        "iso2022_jp_1" => Kind::Iso2022(Iso2022::Jp1),
+        "iso2022_jp_2" => Kind::Iso2022(Iso2022::Jp2),
+        "iso2022_jp_ext" => Kind::Iso2022(Iso2022::JpExt),
+        "iso2022_kr" => Kind::Iso2022(Iso2022::Kr),
         "hz" => Kind::Hz,
         "utf-7" => Kind::Utf7,
         "utf-16" => Kind::Utf16 { big: None },
@@ -191,8 +192,7 @@ pub fn decode_with(data: &[u8], codec: &str, replace: bool, cut: bool) -> Option
             }
         }
         Kind::Dbcs(dbcs) => dbcs.decode(data, replace, cut),
-        Kind::Iso2022Jp => iso2022(data, replace, cut, false),
-        Kind::Iso2022Kr => iso2022(data, replace, cut, true),
+        Kind::Iso2022(variant) => iso2022(data, variant, replace, cut),
         Kind::Hz => hz(data, replace, cut),
         Kind::Utf7 => utf7(data, replace, cut),
         Kind::Utf16 { big } => utf16(data, big, replace, cut),
@@ -593,7 +593,42 @@ fn jisx0208(lead: u8, trail: u8) -> Option<char> {
     Dbcs::EucJp.cell(lead | 0x80, trail | 0x80).and_then(char::from_u32)
 }
 
-/// Python's ISO 2022 decoder, as iso2022_jp_ext (`kr` false) or iso2022_kr.
+/// The ISO 2022 codecs of Python, by the sets each may designate.
+#[derive(Clone, Copy, PartialEq)]
+enum Iso2022 {
+    Kr,    // KS X 1001, shifted in by SO
+    Jp,    // JIS X 0208 and JIS X 0201 Roman (also for iso2022_jp_2004 and _3, less their JIS X 0213)
+    Jp1,   // and JIS X 0212
+    Jp2,   // and KS X 1001 and GB2312 (not its G2 sets, ISO-8859-1 and -7 after ESC N)
+    JpExt, // iso2022_jp_ext: JIS X 0208, 0212, 0201 Roman and half-width katakana
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Set {
+    Ascii,
+    Roman,
+    Katakana,
+    Jis0208,
+    Jis0212,
+    Ksc,
+    Gb2312,
+}
+
+impl Iso2022 {
+    fn has(self, set: Set) -> bool {
+        use Iso2022::*;
+        match set {
+            Set::Ascii => true,
+            Set::Jis0208 | Set::Roman => self != Kr,
+            Set::Katakana => self == JpExt,
+            Set::Jis0212 => matches!(self, Jp1 | Jp2 | JpExt),
+            Set::Ksc => matches!(self, Kr | Jp2),
+            Set::Gb2312 => self == Jp2,
+        }
+    }
+}
+
+/// Python's ISO 2022 decoder.
 ///
 /// iso2022_jp_ext: ESC ( B ASCII, ESC ( J JIS X 0201 Roman, ESC ( I
 /// half-width katakana, ESC $ @ and ESC $ B JIS X 0208, ESC $ ( D JIS X
@@ -604,16 +639,8 @@ fn jisx0208(lead: u8, trail: u8) -> Option<char> {
 /// byte that starts none passes through (with what follows, up to a final
 /// byte A-Z or @).  A bad character in a two-byte set is a bad sequence of
 /// both bytes.
-fn iso2022(data: &[u8], replace: bool, cut: bool, kr: bool) -> Option<String> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Set {
-        Ascii,
-        Roman,
-        Katakana,
-        Jis0208,
-        Jis0212,
-        Ksc,
-    }
+fn iso2022(data: &[u8], variant: Iso2022, replace: bool, cut: bool) -> Option<String> {
+    let kr = variant == Iso2022::Kr;
     const MAX_ESCAPE: usize = 16;
     let is_final = |b: u8| b.is_ascii_uppercase() || b == b'@';
     let mut out = String::with_capacity(data.len());
@@ -672,22 +699,29 @@ fn iso2022(data: &[u8], replace: bool, cut: bool, kr: bool) -> Option<String> {
             };
             let seq = &data[i..i + length];
             // (plane, set): G0 or G1, of the sets this codec has.
-            let designated = match (seq, kr) {
-                ([_, b'$', b'@' | b'B'], false) | ([_, b'$', b'(', b'@' | b'B'], false) => Some((0, Set::Jis0208)),
-                ([_, b'$', b'D'], false) | ([_, b'$', b'(', b'D'], false) => Some((0, Set::Jis0212)),
-                ([_, b'$', b')', b'@' | b'B'], false) => Some((1, Set::Jis0208)),
-                ([_, b'$', b')', b'D'], false) => Some((1, Set::Jis0212)),
-                ([_, b'$', b'C'], true) | ([_, b'$', b'(', b'C'], true) => Some((0, Set::Ksc)),
-                ([_, b'$', b')', b'C'], true) => Some((1, Set::Ksc)),
-                ([_, b'(', b'B'], _) => Some((0, Set::Ascii)),
-                ([_, b')', b'B'], _) => Some((1, Set::Ascii)),
-                ([_, b'(', b'J'], false) => Some((0, Set::Roman)),
-                ([_, b')', b'J'], false) => Some((1, Set::Roman)),
-                ([_, b'(', b'I'], false) => Some((0, Set::Katakana)),
-                ([_, b')', b'I'], false) => Some((1, Set::Katakana)),
-                ([_, _, _, 0x1B, b'$', b'B'], false) => Some((0, Set::Jis0208)), // ESC & @ ESC $ B
+            let double = |mark: u8| match mark {
+                b'@' | b'B' => Some(Set::Jis0208),
+                b'D' => Some(Set::Jis0212),
+                b'C' => Some(Set::Ksc),
+                b'A' => Some(Set::Gb2312),
                 _ => None,
             };
+            let single = |mark: u8| match mark {
+                b'B' => Some(Set::Ascii),
+                b'J' => Some(Set::Roman),
+                b'I' => Some(Set::Katakana),
+                _ => None,
+            };
+            let designated = match *seq {
+                [_, b'$', mark] => double(mark).map(|set| (0, set)),
+                [_, b'$', b'(', mark] => double(mark).map(|set| (0, set)),
+                [_, b'$', b')', mark] => double(mark).map(|set| (1, set)),
+                [_, b'(', mark] => single(mark).map(|set| (0, set)),
+                [_, b')', mark] => single(mark).map(|set| (1, set)),
+                [_, _, _, 0x1B, b'$', b'B'] if !kr => Some((0, Set::Jis0208)), // ESC & @ ESC $ B
+                _ => None,
+            }
+            .filter(|&(_, set)| variant.has(set));
             match designated {
                 Some((0, set)) => g0 = set,
                 Some((_, set)) => g1 = set,
@@ -748,6 +782,8 @@ fn iso2022(data: &[u8], replace: bool, cut: bool, kr: bool) -> Option<String> {
                     jisx0208(b, trail)
                 } else if set == Set::Jis0212 {
                     jisx0212(b | 0x80, trail | 0x80)
+                } else if set == Set::Gb2312 {
+                    gb2312(b, trail)
                 } else {
                     // KS X 1001: the EUC-KR cell (CP949's extensions lie outside A1-FE × A1-FE).
                     Dbcs::Cp949.cell(b | 0x80, trail | 0x80).and_then(char::from_u32)
@@ -936,7 +972,11 @@ fn utf7(data: &[u8], replace: bool, cut: bool) -> Option<String> {
 /// little-endian without one.  Python's stream decoder of the BOM-led
 /// codec refuses a cut text without a BOM, which is then read whole.
 fn utf16(data: &[u8], big: Option<bool>, replace: bool, cut: bool) -> Option<String> {
-    let cut = cut && !(big.is_none() && data.len() >= 2 && !data.starts_with(b"\xff\xfe") && !data.starts_with(b"\xfe\xff"));
+    // (Python's stream decoder has read nothing yet when it holds a first
+    // high surrogate awaiting its pair.)
+    let bom = data.starts_with(b"\xff\xfe") || data.starts_with(b"\xfe\xff");
+    let nothing_read = data.len() < 2 || (data.len() < 4 && (0xD8..=0xDB).contains(&data[1]));
+    let cut = cut && (big.is_some() || nothing_read || bom);
     let (data, big) = match big {
         Some(big) => (data, big),
         None if data.starts_with(b"\xff\xfe") => (&data[2..], false),
@@ -948,7 +988,7 @@ fn utf16(data: &[u8], big: Option<bool>, replace: bool, cut: bool) -> Option<Str
 
 fn utf32(data: &[u8], big: Option<bool>, replace: bool, cut: bool) -> Option<String> {
     let bom = data.starts_with(b"\xff\xfe\x00\x00") || data.starts_with(b"\x00\x00\xfe\xff");
-    let cut = cut && !(big.is_none() && data.len() >= 4 && !bom);
+    let cut = cut && (big.is_some() || data.len() < 4 || bom);
     let (data, big) = match big {
         Some(big) => (data, big),
         None if data.starts_with(b"\xff\xfe\x00\x00") => (&data[4..], false),
