@@ -4,15 +4,27 @@ Each test states what `decode_text` (the one entry point for text of any
 charset) gives for bytes a mail client would show as the text written here,
 whatever decides it inside.  The texts are our own, written the way the
 spam and mail of each language write.
+
+Each test runs on both implementations, spamnb.mail.charsets and the Rust
+core's (spamnb._core), and the last ones check that the two agree.
 """
 
 import json
+import random
+import re
+import time
 
 import pytest
 
 from conftest import run_spamnb
-from spamnb.mail.charsets import decode_text
+from spamnb import _core
+from spamnb.mail import charsets
 from spamnb.mail.message import decode_message
+
+
+@pytest.fixture(params=["python", "rust"])
+def decode_text(request):
+    return charsets.decode_text if request.param == "python" else _core.decode_text
 
 # Full-width spaces, brackets and box drawing around the words: what the
 # undeclared Shift_JIS spam of trec06p is made of, and what GB18030 read as
@@ -40,7 +52,7 @@ GERMAN = "Größe über alles, schöne Grüße aus Köln.\n"
     (GERMAN, "latin-1"),
     (JAPANESE + CHINESE_SIMPLIFIED + KOREAN + FRENCH, "utf-8"),
 ])
-def test_undeclared_text_reads_as_written(text, codec):
+def test_undeclared_text_reads_as_written(text, codec, decode_text):
     data = text.encode(codec)
     assert decode_text(data) == text
     # A label that only says "somebody's default" is no declaration either.
@@ -49,35 +61,35 @@ def test_undeclared_text_reads_as_written(text, codec):
 
 
 @pytest.mark.parametrize("text,codec", [(JAPANESE, "shift_jis"), (KOREAN, "euc_kr"), (CHINESE_TRADITIONAL, "big5")])
-def test_a_declared_charset_the_bytes_do_not_decode_as_is_sniffed(text, codec):
+def test_a_declared_charset_the_bytes_do_not_decode_as_is_sniffed(text, codec, decode_text):
     assert decode_text(text.encode(codec), "utf-8") == text
 
 
 @pytest.mark.parametrize("text,codec", [("박선미", "euc_kr"), ("김지훈", "euc_kr"), ("양민수", "euc_kr"),
                                         ("優質情趣", "big5"), ("李旭倩", "big5"), ("今週のおすすめ", "shift_jis"),
                                         ("王先生", "gb2312"), ("娜娜", "gb2312")])
-def test_short_header_words_read_as_written(text, codec):
+def test_short_header_words_read_as_written(text, codec, decode_text):
     # A From name is a few characters; spam from each country sends them raw.
     assert decode_text(text.encode(codec)) == text
 
 
 @pytest.mark.parametrize("text", ["won’t", "Java’s “skills”", "price: 5 €, really", "naïve café",
                                   "¡This is quoted-printable!", "a 0.1 µF capacitor", "Université de Montréal"])
-def test_western_text_with_a_few_8_bit_bytes_stays_western(text):
+def test_western_text_with_a_few_8_bit_bytes_stays_western(text, decode_text):
     # Each also reads as one CJK codec or another: "won’t" is 77 6F 6E 92 74,
     # and 92 74 is a Shift_JIS kanji (稚); "¡T" is a Big5 symbol, "µF" a Big5
     # ideograph.
     assert decode_text(text.encode("cp1252")) == text
 
 
-def test_english_written_with_gb2312_punctuation_stays_chinese():
+def test_english_written_with_gb2312_punctuation_stays_chinese(decode_text):
     # The curly quotes of a Chinese editor are two bytes (’ is A1 AF), which
     # Windows-1252 would show as ¡¯.
     text = "Experience in Java’s “J2EE” is a plus．Send your resume to us．"
     assert decode_text(text.encode("gb2312")) == text
 
 
-def test_a_stray_bad_byte_does_not_lose_the_language():
+def test_a_stray_bad_byte_does_not_lose_the_language(decode_text):
     # A lead byte cut from its character (a broken line): the rest is read
     # in the text's own charset, the lone byte is a replacement character.
     for text, codec in ((JAPANESE * 3, "shift_jis"), (CHINESE_SIMPLIFIED * 3, "gb2312"), (KOREAN * 3, "euc_kr")):
@@ -86,7 +98,7 @@ def test_a_stray_bad_byte_does_not_lose_the_language():
         assert got == text[:cut] + "\ufffd" + text[cut:]
 
 
-def test_a_declared_charset_that_decodes_is_kept():
+def test_a_declared_charset_that_decodes_is_kept(decode_text):
     # Korean bytes that GB2312 also decodes (as rare characters): the
     # sender's declaration is believed, as it is for Chinese mail.
     korean = KOREAN.encode("euc_kr")
@@ -98,20 +110,20 @@ def test_a_declared_charset_that_decodes_is_kept():
 
 @pytest.mark.parametrize("text,codec", [(JAPANESE * 20, "shift_jis"), (KOREAN * 20, "euc_kr"),
                                         (CHINESE_TRADITIONAL * 20, "big5")])
-def test_a_cut_inside_a_character_keeps_the_sniffed_charset(text, codec):
+def test_a_cut_inside_a_character_keeps_the_sniffed_charset(text, codec, decode_text):
     data = text.encode(codec)
     for cut in range(len(data) - 6, len(data)):
         got = decode_text(data[:cut], cut=True)
         assert text.startswith(got) and len(got.encode(codec)) >= cut - 2, (cut, got[-10:])
 
 
-def test_sniffing_never_raises_on_garbage():
+def test_sniffing_never_raises_on_garbage(decode_text):
     for data in (bytes(range(256)) * 3, b"\x81\x40" * 5000 + b"\xff", b"\xa1" * 9999, bytes(range(128, 256)) * 50):
         assert isinstance(decode_text(data), str)
         assert isinstance(decode_text(data, cut=True), str)
 
 
-def test_a_model_of_undeclared_shift_jis_spam_holds_japanese_words(tmp_path):
+def test_a_model_of_undeclared_shift_jis_spam_holds_japanese_words(tmp_path):  # the pipeline's own decode_text
     (tmp_path / "spam").mkdir()
     (tmp_path / "ham").mkdir()
     for i, subject in enumerate(["Hello", "Info", "News"]):
@@ -129,3 +141,78 @@ def test_a_model_of_undeclared_shift_jis_spam_holds_japanese_words(tmp_path):
     looked = json.loads(run_spamnb("inspect", "--model", model, "--word", "出会", "--word", "登録",
                                    "--word", "無料", "--format", "json").stdout)["words"]
     assert all(row.get("weight") and row["ham_count"] == 0 for row in looked), looked
+
+
+# --- the two implementations agree ---
+
+LABELS = [None, "", "utf-8", "UTF8", " 'utf-8' ", "utf 8", "u8", "gb2312", "GBK", "gb18030", "936", "x-gbk",
+          "big5", "big5-hkscs", "cp950", "euc-kr", "euc_kr", "ks_c_5601-1987", "cp949", "shift_jis", "Shift-JIS",
+          "sjis", "cp932", "euc-jp", "iso-2022-jp", "ISO-2022-JP-2", "iso-2022-kr", "hz-gb-2312", "utf-7",
+          "utf-16", "utf-16le", "utf-32", "iso-8859-1", "latin1", "l1", "iso_8859-15", "iso8859_2", "koi8-r",
+          "windows-1251", "cp1252", "us-ascii", "ascii", "default", "unknown-8bit", "x-unknown", "idna",
+          "punycode", "base64", "rot13", "undefined", "unicode_escape", "utf\x008", "utf..8", "utf.8",
+          "\u3000gbk\u3000", "\x1cgbk", "mac-roman", "cp037", "tis-620", "johab", "nonsense", "=?utf-8?"]
+
+
+def test_codec_for_agrees():
+    for label in LABELS:
+        assert _core.codec_for(label) == charsets.codec_for(label), label
+
+
+def _inputs():
+    """Bytes of every kind decode_text meets: text of each codec, cut at
+    each place, with stray and garbage bytes, and 7-bit escapes."""
+    rng = random.Random(7)
+    texts = [JAPANESE, CHINESE_SIMPLIFIED, CHINESE_TRADITIONAL, KOREAN, FRENCH, GERMAN]
+    codecs = ["shift_jis", "cp932", "euc_jp", "iso2022_jp", "gb2312", "gbk", "gb18030", "big5", "big5hkscs",
+              "euc_kr", "cp949", "cp1252", "latin-1", "utf-8", "utf-16", "utf-7", "hz", "koi8-r"]
+    for text in texts:
+        for codec in codecs:
+            try:
+                data = text.encode(codec)
+            except UnicodeError:
+                continue
+            yield data
+            for cut in (1, 2, 3, len(data) // 2, len(data) // 2 + 1, len(data) - 1):
+                yield data[:cut]
+            position = rng.randrange(len(data))
+            yield data[:position] + bytes([rng.randrange(0x80, 0x100)]) + data[position:]
+    yield bytes(range(256))
+    yield b"\x1b$B$3$s$K$A$O\x1b(B"
+    yield b"\x1b$B$3$s\x1b(B\x1b$B\x1b(B \x1b(J\\~\x1b(I12\x1b(B \x1b$(D+!\x1b(B\x1bx\x80ab"
+    yield b"~{<:Ky~}~~~\n"
+    yield b"+AGEAYgBj- +ZeVnLIqe-"
+    for _ in range(300):
+        yield bytes(rng.choice([rng.randrange(0x80, 0x100), rng.randrange(0x20, 0x7f), 0x1b, 0x0e, 0x0f, 0x7e, 0x2b])
+                    for _ in range(rng.randrange(1, 40)))
+
+
+def test_the_implementations_agree():
+    # The one difference: a lone surrogate of UTF-7, which Python keeps and
+    # a Rust string cannot hold, is U+FFFD in the core.
+    for data in _inputs():
+        for label in (None, "utf-8", "gb2312", "big5", "euc-kr", "shift_jis", "euc-jp", "iso-2022-jp",
+                      "iso-2022-kr", "hz", "utf-7", "us-ascii", "koi8-r"):
+            for cut in (False, True):
+                want = re.sub("[\ud800-\udfff]", "\ufffd", charsets.decode_text(data, label, cut))
+                assert _core.decode_text(data, label, cut) == want, (data, label, cut)
+
+
+@pytest.mark.parametrize("unit", [
+    "正規發票".encode("big5"),
+    "　【完全無料】出会い┃".encode("shift_jis"),
+    "caf\xe9 cr\xe8me ".encode("latin-1"),
+    b"\x81\x0a",
+    b"\x1b$B",
+])
+def test_the_core_is_linear(unit):
+    def seconds(data):
+        start = time.process_time()
+        _core.decode_text(data)
+        _core.decode_text(data, "iso-2022-jp")
+        return time.process_time() - start
+
+    seconds(unit * 10)
+    small = min(seconds(unit * 20000) for _ in range(3))
+    large = min(seconds(unit * 80000) for _ in range(3))
+    assert large <= 4 * max(small, 1e-4) * 2.5, (small, large)

@@ -3,6 +3,7 @@
 
 pub mod addresses;
 pub mod charsets;
+mod charset_tables;
 pub mod digest;
 pub mod html;
 pub mod message;
