@@ -1,7 +1,248 @@
-//! Python bindings for this stage (thin: convert, call, convert back).
+//! Python bindings for the tokenizer (thin: convert, call, convert back).
+//!
+//! Options come from the Python `TokenizerOptions` (headers, stopwords,
+//! bigrams, fold_variants: what a model stores); a budget from any object
+//! with `han`, `expansions` and a list `spilled` (the Python `Budget`).
 
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyFrozenSet, PyList, PyString, PyTuple};
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use crate::mail::message::DecodedMessage;
+use crate::text::normalise as norm;
+use crate::text::tokens::{self, Budget, HanText, TokenizerOptions};
+
+/// A Python str as Rust text; lone surrogates (surrogate escapes of 8-bit
+/// bytes) become U+FFFD, which no token rule reads differently.
+pub(crate) fn text_of(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let string = value.downcast::<PyString>()?;
+    match string.to_str() {
+        Ok(text) => Ok(text.to_string()),
+        Err(_) => Ok(string.to_string_lossy().into_owned()),
+    }
+}
+
+fn texts_of(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    value.try_iter()?.map(|item| text_of(&item?)).collect()
+}
+
+fn pairs_of(value: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
+    value
+        .try_iter()?
+        .map(|item| {
+            let item = item?;
+            Ok((text_of(&item.get_item(0)?)?, text_of(&item.get_item(1)?)?))
+        })
+        .collect()
+}
+
+/// The last options converted, by identity: a frozen TokenizerOptions whose
+/// headers are a tuple and stop words a frozenset never changes, and is
+/// kept alive here, so its identity names its value.
+static OPTIONS_CACHE: Mutex<Option<(Py<PyAny>, Arc<TokenizerOptions>)>> = Mutex::new(None);
+
+/// The Rust options of a Python `TokenizerOptions` (or anything with its four attributes).
+pub(crate) fn options_of(options: &Bound<'_, PyAny>) -> PyResult<Arc<TokenizerOptions>> {
+    if let Ok(cache) = OPTIONS_CACHE.lock() {
+        if let Some((object, converted)) = cache.as_ref() {
+            if object.bind(options.py()).is(options) {
+                return Ok(converted.clone());
+            }
+        }
+    }
+    let headers_object = options.getattr("headers")?;
+    let stopwords_object = options.getattr("stopwords")?;
+    let mut stopwords = HashSet::new();
+    for word in stopwords_object.try_iter()? {
+        stopwords.insert(text_of(&word?)?);
+    }
+    let converted = Arc::new(TokenizerOptions {
+        headers: texts_of(&headers_object)?,
+        stopwords,
+        bigrams: options.getattr("bigrams")?.is_truthy()?,
+        fold_variants: options.getattr("fold_variants")?.is_truthy()?,
+    });
+    let immutable = headers_object.is_instance_of::<PyTuple>() && stopwords_object.is_instance_of::<PyFrozenSet>();
+    let frozen = options.getattr("_frozen").and_then(|f| f.is_truthy()).unwrap_or(false);
+    if immutable && frozen {
+        if let Ok(mut cache) = OPTIONS_CACHE.lock() {
+            *cache = Some((options.clone().unbind(), converted.clone()));
+        }
+    }
+    Ok(converted)
+}
+
+/// The Rust message of a Python `DecodedMessage` (its attributes).
+pub(crate) fn message_of(message: &Bound<'_, PyAny>) -> PyResult<DecodedMessage> {
+    let addresses_object = message.getattr("addresses")?;
+    let addresses_dict = addresses_object
+        .downcast::<PyDict>()
+        .map_err(|_| PyTypeError::new_err("DecodedMessage.addresses must be a dict"))?;
+    let mut addresses = Vec::with_capacity(addresses_dict.len());
+    for (name, list) in addresses_dict.iter() {
+        addresses.push((text_of(&name)?, pairs_of(&list)?));
+    }
+    Ok(DecodedMessage {
+        headers: pairs_of(&message.getattr("headers")?)?,
+        addresses,
+        texts: texts_of(&message.getattr("texts")?)?,
+        urls: texts_of(&message.getattr("urls")?)?,
+        attachments: pairs_of(&message.getattr("attachments")?)?,
+        parse_failed: message.getattr("parse_failed")?.is_truthy()?,
+        cut: match message.getattr("cut") {
+            Ok(cut) => texts_of(&cut)?,
+            Err(_) => Vec::new(),
+        },
+    })
+}
+
+/// A Python budget's state as a Rust Budget (its spilled list left where it is).
+fn budget_of(budget: &Bound<'_, PyAny>) -> PyResult<Budget> {
+    Ok(Budget {
+        han: budget.getattr("han")?.extract()?,
+        expansions: budget.getattr("expansions")?.extract()?,
+        spilled: Vec::new(),
+    })
+}
+
+/// Write a Rust budget's state back to the Python one (spilled characters appended).
+fn budget_back(budget: &Bound<'_, PyAny>, state: Budget) -> PyResult<()> {
+    budget.setattr("han", state.han)?;
+    budget.setattr("expansions", state.expansions)?;
+    let spilled = budget.getattr("spilled")?;
+    let list = spilled.downcast::<PyList>()?;
+    for char in state.spilled {
+        list.append(char)?;
+    }
+    Ok(())
+}
+
+fn with_budget<T>(budget: Option<&Bound<'_, PyAny>>, work: impl FnOnce(Option<&mut Budget>) -> T) -> PyResult<T> {
+    match budget {
+        None => Ok(work(None)),
+        Some(object) if object.is_none() => Ok(work(None)),
+        Some(object) => {
+            let mut state = budget_of(object)?;
+            let out = work(Some(&mut state));
+            budget_back(object, state)?;
+            Ok(out)
+        }
+    }
+}
+
+/// text_tokens(text, options, budget=None): tokens of free text.
+#[pyfunction]
+#[pyo3(signature = (text, options, budget=None))]
+fn text_tokens(py: Python<'_>, text: &Bound<'_, PyAny>, options: &Bound<'_, PyAny>,
+               budget: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+    let text = text_of(text)?;
+    let options = options_of(options)?;
+    with_budget(budget, |budget| py.allow_threads(|| tokens::text_tokens(&text, &options, budget)))
+}
+
+/// normalise(text, budget=None): NFKC and case folding, bounded by the budget's expansions.
+#[pyfunction]
+#[pyo3(signature = (text, budget=None))]
+fn normalise(text: &Bound<'_, PyAny>, budget: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    let text = text_of(text)?;
+    match budget.filter(|b| !b.is_none()) {
+        None => Ok(norm::normalise(&text, None)),
+        Some(object) => {
+            let mut left: i64 = object.getattr("expansions")?.extract()?;
+            let out = norm::normalise(&text, Some(&mut left));
+            object.setattr("expansions", left)?;
+            Ok(out)
+        }
+    }
+}
+
+#[pyfunction]
+fn url_tokens(url: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    Ok(tokens::url_tokens(&text_of(url)?))
+}
+
+#[pyfunction]
+fn url_host(url: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    Ok(tokens::url_host(&text_of(url)?))
+}
+
+#[pyfunction]
+fn registered_domain(host: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(tokens::registered_domain(&text_of(host)?))
+}
+
+#[pyfunction]
+fn token_part(token: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    Ok(tokens::token_part(&text_of(token)?))
+}
+
+/// message_tokens(message, options): all tokens of a Python DecodedMessage.
+#[pyfunction]
+fn message_tokens(py: Python<'_>, message: &Bound<'_, PyAny>, options: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    let message = message_of(message)?;
+    let options = options_of(options)?;
+    Ok(py.allow_threads(|| tokens::message_tokens(&message, &options)))
+}
+
+/// Han handling by two Python callables: for comparing the tokenizer with
+/// the Python one before the Rust segmentation is compared on its own.  Test
+/// helpers only: the real path never calls back into Python.
+struct PythonHan<'py> {
+    fold: Bound<'py, PyAny>,
+    segment: Bound<'py, PyAny>,
+}
+
+impl HanText for PythonHan<'_> {
+    fn fold_variants(&self, run: &str) -> String {
+        self.fold.call1((run,)).and_then(|out| text_of(&out)).unwrap_or_else(|_| run.to_string())
+    }
+    fn segment(&self, run: &str) -> Vec<String> {
+        self.segment.call1((run,)).and_then(|out| texts_of(&out)).unwrap_or_default()
+    }
+}
+
+/// Test helper: text_tokens with Han runs folded and segmented by Python callables.
+#[pyfunction]
+#[pyo3(signature = (text, options, fold, segment, budget=None))]
+fn _text_tokens_python_han(text: &Bound<'_, PyAny>, options: &Bound<'_, PyAny>, fold: &Bound<'_, PyAny>,
+                           segment: &Bound<'_, PyAny>, budget: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+    let text = text_of(text)?;
+    let options = options_of(options)?;
+    let han = PythonHan { fold: fold.clone(), segment: segment.clone() };
+    with_budget(budget, |budget| tokens::text_tokens_with(&text, &options, budget, &han))
+}
+
+/// Test helper: message_tokens with Han runs folded and segmented by Python callables.
+#[pyfunction]
+fn _message_tokens_python_han(message: &Bound<'_, PyAny>, options: &Bound<'_, PyAny>, fold: &Bound<'_, PyAny>,
+                              segment: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    let message = message_of(message)?;
+    let options = options_of(options)?;
+    let han = PythonHan { fold: fold.clone(), segment: segment.clone() };
+    Ok(tokens::message_tokens_with(&message, &options, &han))
+}
+
+/// Test helper: Python's `_latin_findall` (words, links and addresses of text with no Han character).
+#[pyfunction]
+fn _latin_findall(text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    Ok(tokens::latin_findall(&text_of(text)?))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(text_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(normalise, m)?)?;
+    m.add_function(wrap_pyfunction!(url_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(url_host, m)?)?;
+    m.add_function(wrap_pyfunction!(registered_domain, m)?)?;
+    m.add_function(wrap_pyfunction!(token_part, m)?)?;
+    m.add_function(wrap_pyfunction!(message_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(_text_tokens_python_han, m)?)?;
+    m.add_function(wrap_pyfunction!(_message_tokens_python_han, m)?)?;
+    m.add_function(wrap_pyfunction!(_latin_findall, m)?)?;
+    m.add("TOKENIZER_VERSION", tokens::TOKENIZER_VERSION)?;
+    m.add("PYTHON_UNICODE_VERSION", norm::pyunicode::UNICODE_VERSION)?;
     Ok(())
 }
