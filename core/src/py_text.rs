@@ -9,20 +9,40 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFrozenSet, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PyList, PyString, PyTuple};
 
 use crate::mail::message::DecodedMessage;
 use crate::text::normalise as norm;
 use crate::text::tokens::{self, Budget, HanText, TokenizerOptions};
 
-/// A Python str as Rust text; lone surrogates (surrogate escapes of 8-bit
-/// bytes) become U+FFFD, which no token rule reads differently.
+/// A Python str as Rust text; its lone surrogates (surrogate escapes of
+/// 8-bit bytes) carried by their stand-ins (normalise::from_surrogatepass).
 pub(crate) fn text_of(value: &Bound<'_, PyAny>) -> PyResult<String> {
     let string = value.downcast::<PyString>()?;
     match string.to_str() {
         Ok(text) => Ok(text.to_string()),
-        Err(_) => Ok(string.to_string_lossy().into_owned()),
+        Err(_) => {
+            let encoded = string.call_method1("encode", ("utf-8", "surrogatepass"))?;
+            Ok(norm::from_surrogatepass(encoded.downcast::<PyBytes>()?.as_bytes()))
+        }
     }
+}
+
+/// Rust text as a Python str, stand-ins turned back into surrogates.
+pub(crate) fn py_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    match norm::surrogatepass_bytes(text) {
+        std::borrow::Cow::Borrowed(_) => Ok(PyString::new(py, text).into_any()),
+        std::borrow::Cow::Owned(bytes) => PyBytes::new(py, &bytes).call_method1("decode", ("utf-8", "surrogatepass")),
+    }
+}
+
+/// Tokens as a Python list of str.
+pub(crate) fn py_tokens<'py>(py: Python<'py>, tokens: Vec<String>) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for token in tokens {
+        list.append(py_text(py, &token)?)?;
+    }
+    Ok(list)
 }
 
 fn texts_of(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
@@ -115,7 +135,7 @@ fn budget_back(budget: &Bound<'_, PyAny>, state: Budget) -> PyResult<()> {
     let spilled = budget.getattr("spilled")?;
     let list = spilled.downcast::<PyList>()?;
     for char in state.spilled {
-        list.append(char)?;
+        list.append(py_text(budget.py(), &char)?)?;
     }
     Ok(())
 }
@@ -136,42 +156,43 @@ fn with_budget<T>(budget: Option<&Bound<'_, PyAny>>, work: impl FnOnce(Option<&m
 /// text_tokens(text, options, budget=None): tokens of free text.
 #[pyfunction]
 #[pyo3(signature = (text, options, budget=None))]
-fn text_tokens(py: Python<'_>, text: &Bound<'_, PyAny>, options: &Bound<'_, PyAny>,
-               budget: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+fn text_tokens<'py>(py: Python<'py>, text: &Bound<'py, PyAny>, options: &Bound<'py, PyAny>,
+                    budget: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyList>> {
     let text = text_of(text)?;
     let options = options_of(options)?;
-    with_budget(budget, |budget| py.allow_threads(|| tokens::text_tokens(&text, &options, budget)))
+    py_tokens(py, with_budget(budget, |budget| py.allow_threads(|| tokens::text_tokens(&text, &options, budget)))?)
 }
 
 /// normalise(text, budget=None): NFKC and case folding, bounded by the budget's expansions.
 #[pyfunction]
 #[pyo3(signature = (text, budget=None))]
-fn normalise(text: &Bound<'_, PyAny>, budget: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+fn normalise<'py>(text: &Bound<'py, PyAny>, budget: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+    let py = text.py();
     let text = text_of(text)?;
     match budget.filter(|b| !b.is_none()) {
-        None => Ok(norm::normalise(&text, None)),
+        None => py_text(py, &norm::normalise(&text, None)),
         Some(object) => {
             let mut left: i64 = object.getattr("expansions")?.extract()?;
             let out = norm::normalise(&text, Some(&mut left));
             object.setattr("expansions", left)?;
-            Ok(out)
+            py_text(py, &out)
         }
     }
 }
 
 #[pyfunction]
-fn url_tokens(url: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    Ok(tokens::url_tokens(&text_of(url)?))
+fn url_tokens<'py>(url: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    py_tokens(url.py(), tokens::url_tokens(&text_of(url)?))
 }
 
 #[pyfunction]
-fn url_host(url: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    Ok(tokens::url_host(&text_of(url)?))
+fn url_host<'py>(url: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    tokens::url_host(&text_of(url)?).map(|host| py_text(url.py(), &host)).transpose()
 }
 
 #[pyfunction]
-fn registered_domain(host: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(tokens::registered_domain(&text_of(host)?))
+fn registered_domain<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    py_text(host.py(), &tokens::registered_domain(&text_of(host)?))
 }
 
 #[pyfunction]
@@ -181,10 +202,11 @@ fn token_part(token: &Bound<'_, PyAny>) -> PyResult<&'static str> {
 
 /// message_tokens(message, options): all tokens of a Python DecodedMessage.
 #[pyfunction]
-fn message_tokens(py: Python<'_>, message: &Bound<'_, PyAny>, options: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+fn message_tokens<'py>(py: Python<'py>, message: &Bound<'py, PyAny>, options: &Bound<'py, PyAny>)
+                      -> PyResult<Bound<'py, PyList>> {
     let message = message_of(message)?;
     let options = options_of(options)?;
-    Ok(py.allow_threads(|| tokens::message_tokens(&message, &options)))
+    py_tokens(py, py.allow_threads(|| tokens::message_tokens(&message, &options)))
 }
 
 /// Han handling by two Python callables: for comparing the tokenizer with
@@ -197,38 +219,46 @@ struct PythonHan<'py> {
 
 impl HanText for PythonHan<'_> {
     fn fold_variants(&self, run: &str) -> String {
-        self.fold.call1((run,)).and_then(|out| text_of(&out)).unwrap_or_else(|_| run.to_string())
+        py_text(self.fold.py(), run)
+            .and_then(|run| self.fold.call1((run,)))
+            .and_then(|out| text_of(&out))
+            .unwrap_or_else(|_| run.to_string())
     }
     fn segment(&self, run: &str) -> Vec<String> {
-        self.segment.call1((run,)).and_then(|out| texts_of(&out)).unwrap_or_default()
+        py_text(self.segment.py(), run)
+            .and_then(|run| self.segment.call1((run,)))
+            .and_then(|out| texts_of(&out))
+            .unwrap_or_default()
     }
 }
 
 /// Test helper: text_tokens with Han runs folded and segmented by Python callables.
 #[pyfunction]
 #[pyo3(signature = (text, options, fold, segment, budget=None))]
-fn _text_tokens_python_han(text: &Bound<'_, PyAny>, options: &Bound<'_, PyAny>, fold: &Bound<'_, PyAny>,
-                           segment: &Bound<'_, PyAny>, budget: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+fn _text_tokens_python_han<'py>(text: &Bound<'py, PyAny>, options: &Bound<'py, PyAny>, fold: &Bound<'py, PyAny>,
+                                segment: &Bound<'py, PyAny>, budget: Option<&Bound<'py, PyAny>>)
+                                -> PyResult<Bound<'py, PyList>> {
     let text = text_of(text)?;
     let options = options_of(options)?;
     let han = PythonHan { fold: fold.clone(), segment: segment.clone() };
-    with_budget(budget, |budget| tokens::text_tokens_with(&text, &options, budget, &han))
+    py_tokens(fold.py(), with_budget(budget, |budget| tokens::text_tokens_with(&text, &options, budget, &han))?)
 }
 
 /// Test helper: message_tokens with Han runs folded and segmented by Python callables.
 #[pyfunction]
-fn _message_tokens_python_han(message: &Bound<'_, PyAny>, options: &Bound<'_, PyAny>, fold: &Bound<'_, PyAny>,
-                              segment: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+fn _message_tokens_python_han<'py>(message: &Bound<'py, PyAny>, options: &Bound<'py, PyAny>,
+                                   fold: &Bound<'py, PyAny>, segment: &Bound<'py, PyAny>)
+                                   -> PyResult<Bound<'py, PyList>> {
     let message = message_of(message)?;
     let options = options_of(options)?;
     let han = PythonHan { fold: fold.clone(), segment: segment.clone() };
-    Ok(tokens::message_tokens_with(&message, &options, &han))
+    py_tokens(fold.py(), tokens::message_tokens_with(&message, &options, &han))
 }
 
 /// Test helper: Python's `_latin_findall` (words, links and addresses of text with no Han character).
 #[pyfunction]
-fn _latin_findall(text: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    Ok(tokens::latin_findall(&text_of(text)?))
+fn _latin_findall<'py>(text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    py_tokens(text.py(), tokens::latin_findall(&text_of(text)?))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
