@@ -15,6 +15,18 @@ use crate::mail::message::DecodedMessage;
 use crate::text::normalise as norm;
 use crate::text::tokens::{self, Budget, HanText, TokenizerOptions};
 
+thread_local! {
+    /// Whether the text read since the binding call began held surrogates:
+    /// only then are stand-ins turned back into them, so a real U+10F800..
+    /// character of text without surrogates comes back as it was.
+    static SAW_SURROGATES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Begin a binding call: no surrogates read yet.
+fn begin() {
+    SAW_SURROGATES.with(|saw| saw.set(false));
+}
+
 /// A Python str as Rust text; its lone surrogates (surrogate escapes of
 /// 8-bit bytes) carried by their stand-ins (normalise::from_surrogatepass).
 pub(crate) fn text_of(value: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -22,6 +34,7 @@ pub(crate) fn text_of(value: &Bound<'_, PyAny>) -> PyResult<String> {
     match string.to_str() {
         Ok(text) => Ok(text.to_string()),
         Err(_) => {
+            SAW_SURROGATES.with(|saw| saw.set(true));
             let encoded = string.call_method1("encode", ("utf-8", "surrogatepass"))?;
             Ok(norm::from_surrogatepass(encoded.downcast::<PyBytes>()?.as_bytes()))
         }
@@ -30,6 +43,9 @@ pub(crate) fn text_of(value: &Bound<'_, PyAny>) -> PyResult<String> {
 
 /// Rust text as a Python str, stand-ins turned back into surrogates.
 pub(crate) fn py_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    if !SAW_SURROGATES.with(|saw| saw.get()) {
+        return Ok(PyString::new(py, text).into_any());
+    }
     match norm::surrogatepass_bytes(text) {
         std::borrow::Cow::Borrowed(_) => Ok(PyString::new(py, text).into_any()),
         std::borrow::Cow::Owned(bytes) => PyBytes::new(py, &bytes).call_method1("decode", ("utf-8", "surrogatepass")),
@@ -158,6 +174,7 @@ fn with_budget<T>(budget: Option<&Bound<'_, PyAny>>, work: impl FnOnce(Option<&m
 #[pyo3(signature = (text, options, budget=None))]
 fn text_tokens<'py>(py: Python<'py>, text: &Bound<'py, PyAny>, options: &Bound<'py, PyAny>,
                     budget: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyList>> {
+    begin();
     let text = text_of(text)?;
     let options = options_of(options)?;
     py_tokens(py, with_budget(budget, |budget| py.allow_threads(|| tokens::text_tokens(&text, &options, budget)))?)
@@ -167,6 +184,7 @@ fn text_tokens<'py>(py: Python<'py>, text: &Bound<'py, PyAny>, options: &Bound<'
 #[pyfunction]
 #[pyo3(signature = (text, budget=None))]
 fn normalise<'py>(text: &Bound<'py, PyAny>, budget: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+    begin();
     let py = text.py();
     let text = text_of(text)?;
     match budget.filter(|b| !b.is_none()) {
@@ -182,21 +200,25 @@ fn normalise<'py>(text: &Bound<'py, PyAny>, budget: Option<&Bound<'py, PyAny>>) 
 
 #[pyfunction]
 fn url_tokens<'py>(url: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    begin();
     py_tokens(url.py(), tokens::url_tokens(&text_of(url)?))
 }
 
 #[pyfunction]
 fn url_host<'py>(url: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    begin();
     tokens::url_host(&text_of(url)?).map(|host| py_text(url.py(), &host)).transpose()
 }
 
 #[pyfunction]
 fn registered_domain<'py>(host: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    begin();
     py_text(host.py(), &tokens::registered_domain(&text_of(host)?))
 }
 
 #[pyfunction]
 fn token_part(token: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    begin();
     Ok(tokens::token_part(&text_of(token)?))
 }
 
@@ -204,6 +226,7 @@ fn token_part(token: &Bound<'_, PyAny>) -> PyResult<&'static str> {
 #[pyfunction]
 fn message_tokens<'py>(py: Python<'py>, message: &Bound<'py, PyAny>, options: &Bound<'py, PyAny>)
                       -> PyResult<Bound<'py, PyList>> {
+    begin();
     let message = message_of(message)?;
     let options = options_of(options)?;
     py_tokens(py, py.allow_threads(|| tokens::message_tokens(&message, &options)))
@@ -238,6 +261,7 @@ impl HanText for PythonHan<'_> {
 fn _text_tokens_python_han<'py>(text: &Bound<'py, PyAny>, options: &Bound<'py, PyAny>, fold: &Bound<'py, PyAny>,
                                 segment: &Bound<'py, PyAny>, budget: Option<&Bound<'py, PyAny>>)
                                 -> PyResult<Bound<'py, PyList>> {
+    begin();
     let text = text_of(text)?;
     let options = options_of(options)?;
     let han = PythonHan { fold: fold.clone(), segment: segment.clone() };
@@ -249,6 +273,7 @@ fn _text_tokens_python_han<'py>(text: &Bound<'py, PyAny>, options: &Bound<'py, P
 fn _message_tokens_python_han<'py>(message: &Bound<'py, PyAny>, options: &Bound<'py, PyAny>,
                                    fold: &Bound<'py, PyAny>, segment: &Bound<'py, PyAny>)
                                    -> PyResult<Bound<'py, PyList>> {
+    begin();
     let message = message_of(message)?;
     let options = options_of(options)?;
     let han = PythonHan { fold: fold.clone(), segment: segment.clone() };
@@ -258,7 +283,17 @@ fn _message_tokens_python_han<'py>(message: &Bound<'py, PyAny>, options: &Bound<
 /// Test helper: Python's `_latin_findall` (words, links and addresses of text with no Han character).
 #[pyfunction]
 fn _latin_findall<'py>(text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    begin();
     py_tokens(text.py(), tokens::latin_findall(&text_of(text)?))
+}
+
+/// Test helper: the runs of Han characters text_tokens hands to segment (before folding).
+#[pyfunction]
+fn _han_runs<'py>(py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    begin();
+    let text = text_of(text)?;
+    let runs = tokens::han_split(&text).into_iter().skip(1).step_by(2).filter(|run| !run.is_empty());
+    py_tokens(py, runs.map(String::from).collect())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -272,6 +307,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_text_tokens_python_han, m)?)?;
     m.add_function(wrap_pyfunction!(_message_tokens_python_han, m)?)?;
     m.add_function(wrap_pyfunction!(_latin_findall, m)?)?;
+    m.add_function(wrap_pyfunction!(_han_runs, m)?)?;
     m.add("TOKENIZER_VERSION", tokens::TOKENIZER_VERSION)?;
     m.add("PYTHON_UNICODE_VERSION", norm::pyunicode::UNICODE_VERSION)?;
     Ok(())

@@ -368,3 +368,18 @@ def test_builtin_stopwords_are_the_python_lists():
     assert "the" in python_tokens.TokenizerOptions().stopwords
     options = TokenizerOptions()
     assert RustTokens.text_tokens(" ".join(sorted(options.stopwords)) + " kept", options) == ["kept"]
+
+
+def test_surrogate_escapes_of_raw_header_bytes_come_back_as_they_went():
+    # An address in a legacy charset reaches the tokenizer with its 8-bit
+    # bytes as surrogate escapes (spamassassin has 20 such messages); the
+    # Rust core carries them as stand-ins and gives the same tokens back.
+    from spamnb.mail.message import DecodedMessage
+
+    options = TokenizerOptions(headers=("*",), stopwords=frozenset())
+    address = "\udca6n\udcae@dogma.example.org"
+    message = DecodedMessage(headers=[("from", "x"), ("subject", "caf\udce9 bar")],
+                             addresses={"from": [("\udcb1\udcb6 name", address)]},
+                             texts=["see \udce9t\udce9 and mailto " + address], urls=["mailto:" + address])
+    assert RustTokens.message_tokens(message, options) == python_tokens.message_tokens(message, options)
+    assert _core.normalise("\U0010f800x") == "\U0010f800x"  # a real plane-16 character stays itself

@@ -435,7 +435,7 @@ pub fn from_surrogatepass(bytes: &[u8]) -> String {
 /// The surrogate a character stands for, if it is a stand-in.
 pub fn stood_for(c: char) -> Option<u32> {
     let code = c as u32;
-    (code >= SURROGATE_BASE && code < SURROGATE_BASE + 0x800).then(|| 0xD800 + (code - SURROGATE_BASE))
+    (SURROGATE_BASE..SURROGATE_BASE + 0x800).contains(&code).then(|| 0xD800 + (code - SURROGATE_BASE))
 }
 
 /// Python's `text.encode("utf-8", "surrogatepass")` of text whose

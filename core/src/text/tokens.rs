@@ -397,14 +397,8 @@ fn is_url_char(c: char) -> bool {
 }
 
 fn starts_with_at(s: &[char], at: usize, prefix: &str) -> bool {
-    let mut index = at;
-    for p in prefix.chars() {
-        if index >= s.len() || s[index] != p {
-            return false;
-        }
-        index += 1;
-    }
-    true
+    let mut rest = s.get(at..).unwrap_or_default().iter();
+    prefix.chars().all(|p| rest.next() == Some(&p))
 }
 
 fn run_end(s: &[char], mut at: usize, class: impl Fn(char) -> bool) -> usize {
@@ -835,17 +829,15 @@ pub fn received_tokens(value: &str) -> Vec<String> {
     let mut out = Vec::new();
     // `(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.\d{1,3}(?![\d.])`: a whole run of [\d.] characters.
     for (start, end) in runs_of(&s, |c| is_decimal(c) || c == '.') {
-        let groups: Vec<(usize, usize)> = {
-            let mut groups = Vec::new();
-            let mut at = start;
-            for index in start..=end {
-                if index == end || s[index] == '.' {
-                    groups.push((at, index));
-                    at = index + 1;
-                }
+        let mut groups: Vec<(usize, usize)> = Vec::new();
+        let mut at = start;
+        for (index, &c) in s[start..end].iter().enumerate().map(|(k, c)| (start + k, c)) {
+            if c == '.' {
+                groups.push((at, index));
+                at = index + 1;
             }
-            groups
-        };
+        }
+        groups.push((at, end));
         if groups.len() == 4 && groups.iter().all(|&(a, b)| (1..=3).contains(&(b - a))) {
             let (a, b, c) = (text(groups[0].0, groups[0].1), text(groups[1].0, groups[1].1),
                              text(groups[2].0, groups[2].1));
@@ -891,9 +883,7 @@ pub fn message_id_tokens(name: &str, value: &str) -> Vec<String> {
 /// the zone that ends the line, maybe before a comment in parentheses;
 /// where several readings end the line, the one that starts first.
 fn date_zone(s: &[char]) -> Option<String> {
-    let Some(last) = s.iter().rposition(|&c| !is_space(c)) else {
-        return None;
-    };
+    let last = s.iter().rposition(|&c| !is_space(c))?;
     let back_over_space = |mut end: usize| {
         while end > 0 && is_space(s[end - 1]) {
             end -= 1;
