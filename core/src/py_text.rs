@@ -287,6 +287,14 @@ fn _latin_findall<'py>(text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>>
     py_tokens(text.py(), tokens::latin_findall(&text_of(text)?))
 }
 
+/// builtin_stopwords(): the English and Chinese lists shipped with spamnb
+/// (spamnb/data/stopwords_*.txt, compiled in), as a frozenset.
+#[pyfunction]
+fn builtin_stopwords(py: Python<'_>) -> PyResult<Bound<'_, PyFrozenSet>> {
+    let words: Vec<String> = crate::text::stopwords::builtin().into_iter().collect();
+    PyFrozenSet::new(py, &words)
+}
+
 /// Test helper: the runs of Han characters text_tokens hands to segment (before folding).
 #[pyfunction]
 fn _han_runs<'py>(py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
@@ -308,6 +316,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_message_tokens_python_han, m)?)?;
     m.add_function(wrap_pyfunction!(_latin_findall, m)?)?;
     m.add_function(wrap_pyfunction!(_han_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_stopwords, m)?)?;
     m.add("TOKENIZER_VERSION", tokens::TOKENIZER_VERSION)?;
     m.add("PYTHON_UNICODE_VERSION", norm::pyunicode::UNICODE_VERSION)?;
     Ok(())

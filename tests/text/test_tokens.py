@@ -383,3 +383,7 @@ def test_surrogate_escapes_of_raw_header_bytes_come_back_as_they_went():
                              texts=["see \udce9t\udce9 and mailto " + address], urls=["mailto:" + address])
     assert RustTokens.message_tokens(message, options) == python_tokens.message_tokens(message, options)
     assert _core.normalise("\U0010f800x") == "\U0010f800x"  # a real plane-16 character stays itself
+
+
+def test_rust_builtin_stopwords_are_the_python_lists():
+    assert _core.builtin_stopwords() == stopwords.builtin()
