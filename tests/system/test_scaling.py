@@ -30,6 +30,7 @@ import pytest
 
 from conftest import cpu_seconds
 
+from spamnb import _core
 from spamnb.text import chinese, tokens
 from spamnb import _core
 from spamnb.mail import mime
@@ -157,15 +158,17 @@ NORMALISE_SHAPES = {
 
 
 @pytest.mark.parametrize("shape", list(NORMALISE_SHAPES))
-def test_normalise_is_linear(shape):
+@pytest.mark.parametrize("implementation", ["python", "rust"])
+def test_normalise_is_linear(shape, implementation):
     make, n = NORMALISE_SHAPES[shape]
-    assert_linear(normalise, make, n)
+    assert_linear(normalise if implementation == "python" else _core.normalise, make, n)
 
 
-def test_long_expansions_past_the_budget_are_read_as_they_are():
+@pytest.mark.parametrize("function", [normalise, _core.normalise], ids=["python", "rust"])
+def test_long_expansions_past_the_budget_are_read_as_they_are(function):
     budget = Budget(expansions=3)
-    assert normalise("\ufdfa\ufdfa", budget) == unicodedata.normalize("NFKC", "\ufdfa\ufdfa")
-    assert normalise("\ufdfa\ufdfa", budget) == "\ufdfa\ufdfa"  # the budget is spent: folded case only
+    assert function("\ufdfa\ufdfa", budget) == unicodedata.normalize("NFKC", "\ufdfa\ufdfa")
+    assert function("\ufdfa\ufdfa", budget) == "\ufdfa\ufdfa"  # the budget is spent: folded case only
 
 
 def test_tables_agree_with_this_pythons_unicode_data():
@@ -246,12 +249,15 @@ def test_words_and_addresses_are_found_as_before():
     for _ in range(20000):
         text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 30)))
         assert tokens._latin_findall(text) == before.findall(text), text
+        assert _core._latin_findall(text) == before.findall(text), text
 
 
 @pytest.mark.parametrize("shape", list(LATIN_SHAPES))
-def test_word_url_and_address_tokens_are_linear(shape):
+@pytest.mark.parametrize("implementation", ["python", "rust"])
+def test_word_url_and_address_tokens_are_linear(shape, implementation):
     make, n = LATIN_SHAPES[shape]
-    assert_linear(lambda text: text_tokens(text, OPTIONS), make, n)
+    function = text_tokens if implementation == "python" else _core.text_tokens
+    assert_linear(lambda text: function(text, OPTIONS), make, n)
 
 
 def test_rfc2047_words_are_linear():

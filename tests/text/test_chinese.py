@@ -120,9 +120,12 @@ def test_one_message_reads_a_sliver_then_bulk_switches_to_the_whole(full, monkey
 
 def han_runs(text):
     """The runs of Han characters the tokenizer hands to chinese.segment()."""
+    from spamnb import _core
     from spamnb.text.tokens import _han_run
 
-    return [run for index, run in enumerate(_han_run().split(text)) if index % 2 and run]
+    runs = [run for index, run in enumerate(_han_run().split(text)) if index % 2 and run]
+    assert _core._han_runs(text) == runs  # the Rust tokenizer's split (text/tokens.rs han_split)
+    return runs
 
 
 def test_rjieba_cuts_han_runs_as_jieba_does(full):
