@@ -7,6 +7,7 @@
 
 pub mod mail;
 pub mod model;
+pub mod surrogates;
 pub mod text;
 
 mod py_charsets;

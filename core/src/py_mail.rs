@@ -199,7 +199,11 @@ fn decode_message<'py>(py: Python<'py>, raw: &[u8], wanted_header: Option<Bound<
     };
     let addresses = PyDict::new(py);
     for (name, list) in &decoded.addresses {
-        addresses.set_item(name, list.clone())?;
+        let pairs = PyList::empty(py);
+        for (display, address) in list {
+            pairs.append((display, crate::py_text::py_text_of_stand_ins(py, address)?))?;
+        }
+        addresses.set_item(name, pairs)?;
     }
     PyTuple::new(py, [
         decoded.headers.into_pyobject(py)?.into_any(),
@@ -233,5 +237,17 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(visible, m)?)?;
     m.add_function(wrap_pyfunction!(decode_message, m)?)?;
     m.add_function(wrap_pyfunction!(message_digest, m)?)?;
+    // The bounds and names the Python side and the tests read.
+    m.add("MAX_PARTS", message::MAX_PARTS)?;
+    m.add("MAX_DEPTH", message::MAX_DEPTH)?;
+    m.add("MAX_TEXT_CHARS", message::MAX_TEXT_CHARS)?;
+    m.add("MAX_HEADER_BYTES", message::MAX_HEADER_BYTES)?;
+    m.add("MAX_ADDRESSES", message::MAX_ADDRESSES)?;
+    m.add("ADDRESS_FIELDS", message::ADDRESS_FIELDS.to_vec())?;
+    m.add("MAX_FIELDS", mime::MAX_FIELDS)?;
+    m.add("MAX_PARAMS", mime::MAX_PARAMS)?;
+    m.add("CUT_FIELD", mime::CUT_FIELD)?;
+    m.add("STATUS_HEADER", digest::STATUS_HEADER)?;
+    m.add("STATUS_VALUE", digest::STATUS_VALUE)?;
     Ok(())
 }

@@ -52,6 +52,15 @@ pub(crate) fn py_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, P
     }
 }
 
+/// Rust text as a Python str, every stand-in turned back into its surrogate
+/// (text the core made from raw bytes, such as a decoded address).
+pub(crate) fn py_text_of_stand_ins<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+    match norm::surrogatepass_bytes(text) {
+        std::borrow::Cow::Borrowed(_) => Ok(PyString::new(py, text).into_any()),
+        std::borrow::Cow::Owned(bytes) => PyBytes::new(py, &bytes).call_method1("decode", ("utf-8", "surrogatepass")),
+    }
+}
+
 /// Tokens as a Python list of str.
 pub(crate) fn py_tokens<'py>(py: Python<'py>, tokens: Vec<String>) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
@@ -232,6 +241,19 @@ fn message_tokens<'py>(py: Python<'py>, message: &Bound<'py, PyAny>, options: &B
     py_tokens(py, py.allow_threads(|| tokens::message_tokens(&message, &options)))
 }
 
+/// tokenize(raw: bytes, options) -> list[str]: all tokens of a raw message
+/// (decode and tokenize in the core; the GIL is released meanwhile).  Raw
+/// 8-bit bytes of an address come back as the surrogate escapes they always
+/// were in tokens.
+#[pyfunction]
+fn tokenize<'py>(py: Python<'py>, raw: &[u8], options: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    begin();
+    let options = options_of(options)?;
+    let found = py.allow_threads(|| tokens::raw_message_tokens(raw, &options));
+    SAW_SURROGATES.with(|saw| saw.set(true));
+    py_tokens(py, found)
+}
+
 /// Han handling by two Python callables: for comparing the tokenizer with
 /// the Python one before the Rust segmentation is compared on its own.  Test
 /// helpers only: the real path never calls back into Python.
@@ -295,6 +317,14 @@ fn builtin_stopwords(py: Python<'_>) -> PyResult<Bound<'_, PyFrozenSet>> {
     PyFrozenSet::new(py, &words)
 }
 
+/// parse_stopwords(text) -> frozenset[str]: a stop-word list's words (one a
+/// line, `#` starts a comment, case-folded), as the built-in lists are read.
+#[pyfunction]
+fn parse_stopwords<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyFrozenSet>> {
+    let words: Vec<String> = crate::text::stopwords::parse(text).into_iter().collect();
+    PyFrozenSet::new(py, &words)
+}
+
 /// Test helper: the runs of Han characters text_tokens hands to segment (before folding).
 #[pyfunction]
 fn _han_runs<'py>(py: Python<'py>, text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
@@ -312,12 +342,16 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(registered_domain, m)?)?;
     m.add_function(wrap_pyfunction!(token_part, m)?)?;
     m.add_function(wrap_pyfunction!(message_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenize, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_stopwords, m)?)?;
     m.add_function(wrap_pyfunction!(_text_tokens_python_han, m)?)?;
     m.add_function(wrap_pyfunction!(_message_tokens_python_han, m)?)?;
     m.add_function(wrap_pyfunction!(_latin_findall, m)?)?;
     m.add_function(wrap_pyfunction!(_han_runs, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_stopwords, m)?)?;
     m.add("TOKENIZER_VERSION", tokens::TOKENIZER_VERSION)?;
+    m.add("MAX_SEGMENTED_CHARS", tokens::MAX_SEGMENTED_CHARS)?;
+    m.add("MAX_EXPANDERS", tokens::MAX_EXPANDERS)?;
     m.add("PYTHON_UNICODE_VERSION", norm::pyunicode::UNICODE_VERSION)?;
     Ok(())
 }

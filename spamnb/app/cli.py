@@ -1049,7 +1049,7 @@ def inspect(model_path, top_n, words, fmt):
         # model folds variants.
         tokens = [normalise(word) for word in words]
         if model.options.tokenizer.fold_variants:
-            from ..text.variants import fold_word
+            from .._core import fold_word
 
             tokens = [fold_word(token) for token in tokens]
         rows = []

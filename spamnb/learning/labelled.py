@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..mail.digest import message_digest
 from ..errors import InputError
-from ..mail.message import decode_message
 from ..model.options import TrainOptions
 from ..record import Record
 from ..mail.sources import RawMessage, Skipped, display, looks_like_mail, read_messages
@@ -171,7 +170,7 @@ def labelled_messages(sources: Iterable[tuple[int, str]], report: TrainReport,
 def tokenize_batch(batch: list[bytes], tokenizer: TokenizerOptions) -> list[list[str]]:
     """The tokens of each raw message of a batch.  Runs in a worker process
     (or here), so it takes and returns only plain, picklable data."""
-    return [message_tokens(decode_message(data, tokenizer.wants_header), tokenizer) for data in batch]
+    return [message_tokens(data, tokenizer) for data in batch]
 
 
 def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions, report: TrainReport,

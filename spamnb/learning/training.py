@@ -19,7 +19,6 @@ from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnReport, TrainReport, ch
 from . import modelbuild
 from ..mail.digest import message_digest
 from ..errors import InputError, ModelError
-from ..mail.message import decode_message
 from ..model.model import KeyColumns, Model, blocked_raw_scores_by_key, distinct_keys, raw_scores_by_key, today
 from ..model.options import TrainOptions
 from ..model.scoring import Cutoffs, token_key
@@ -99,7 +98,7 @@ def count_batch(batch: list[tuple[int, int, bytes, bool]], tokenizer: TokenizerO
     messages = [0, 0]
     kept: dict[int, list[str]] = {}
     for number, label, data, keep in batch:
-        tokens = message_tokens(decode_message(data, tokenizer.wants_header), tokenizer)
+        tokens = message_tokens(data, tokenizer)
         # update() with a list or set counts in C; with a Counter it would loop in Python.
         occurrences[label].update(tokens)
         documents[label].update(set(tokens))

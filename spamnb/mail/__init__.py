@@ -3,9 +3,8 @@
 In:  paths (directory trees, Maildirs, mbox files, single files, stdin) and
      raw message bytes.
 Out: `RawMessage`s with their origin (sources), a message's identity
-     (digest), and `DecodedMessage`: header values, text parts, links and
-     attachment names as text (message, over mime, addresses, charsets and
-     htmltext).
+     (digest).  Decoding a message (MIME, transfer encodings, charsets,
+     HTML, addresses) is the core's: core/src/mail/.
 
 Never imports: spamnb.text, spamnb.model, spamnb.learning, spamnb.app; nor
 numpy, click or rich.  Only the foundation modules (spamnb.errors, .files,

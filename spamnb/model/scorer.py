@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 
 from ..errors import ModelError
-from ..mail.message import decode_message
 from .modelfile import read_model
 from .options import TrainOptions, presence_scoring
 from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_tokens
@@ -310,7 +309,7 @@ class Scorer:
 
     def tokens(self, raw: bytes) -> list[str]:
         tokenizer = self.options.tokenizer
-        return message_tokens(decode_message(raw, tokenizer.wants_header), tokenizer)
+        return message_tokens(raw, tokenizer)
 
     def score_tokens(self, tokens: list[str], explain: bool = False,
                      cutoffs: Cutoffs | None = None) -> Score:

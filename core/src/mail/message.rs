@@ -7,6 +7,7 @@
 //! visible text, and the type and file name of each attachment (never its
 //! bytes).
 
+use crate::surrogates::SURROGATE_BASE;
 use super::addresses::{parse_addresses, units_of_bytes};
 use super::charsets::decode_text;
 use super::html::{html_to_text, Budget};
@@ -50,7 +51,7 @@ pub struct DecodedMessage {
     pub headers: Vec<(String, String)>,
     /// Address fields in first-seen order: (field name, [(display name, address)]).
     /// An address keeps raw 8-bit bytes, which the Python holds as surrogate
-    /// escapes, as U+FFFD (see `address_text`).
+    /// escapes, as surrogate stand-ins (see `address_text`).
     pub addresses: Vec<(String, Vec<(String, String)>)>,
     pub texts: Vec<String>,
     pub urls: Vec<String>,
@@ -373,9 +374,17 @@ fn unfold(value: &[u8]) -> Vec<u8> {
 }
 
 /// An address as the tokenizer gets it: ASCII as it is, each raw 8-bit byte
-/// (a surrogate escape in the Python) as U+FFFD.
+/// (a surrogate escape in the Python) as the stand-in of that surrogate
+/// (crate::surrogates), so its tokens and their keys are the Python ones.
 pub fn address_text(units: &[u32]) -> String {
-    units.iter().map(|&u| char::from_u32(u).unwrap_or('\u{fffd}')).collect()
+    units
+        .iter()
+        .map(|&u| {
+            char::from_u32(u)
+                .or_else(|| (0xD800..0xE000).contains(&u).then(|| char::from_u32(SURROGATE_BASE + (u - 0xD800))).flatten())
+                .unwrap_or('\u{fffd}')
+        })
+        .collect()
 }
 
 /// (decoded display name, address) pairs of an address header's raw value.

@@ -1202,3 +1202,11 @@ mod tests {
         }
     }
 }
+
+/// All tokens of a raw message: decoded (mail::message::decode_message,
+/// reading only the header fields `options` wants), then tokenized.  The
+/// whole per-message path in one call, with no Python in between.
+pub fn raw_message_tokens(raw: &[u8], options: &TokenizerOptions) -> Vec<String> {
+    let message = crate::mail::message::decode_message(raw, &|name| options.wants_header(name));
+    message_tokens(&message, options)
+}
