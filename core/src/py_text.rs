@@ -4,7 +4,7 @@
 //! bigrams, fold_variants: what a model stores); a budget from any object
 //! with `han`, `expansions` and a list `spilled` (the Python `Budget`).
 
-use std::collections::HashSet;
+use ahash::AHashSet as HashSet;
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyTypeError;

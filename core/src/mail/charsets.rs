@@ -13,7 +13,7 @@
 //! few mappings: bench/core_charsets_identity.py counts them); UTF-16,
 //! UTF-32, UTF-7, HZ and ISO-2022-KR by hand.
 
-use std::collections::{HashMap, HashSet};
+use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 use std::sync::OnceLock;
 
 use encoding_rs::{DecoderResult, Encoding, BIG5, EUC_JP, EUC_KR, GB18030, SHIFT_JIS, UTF_8};

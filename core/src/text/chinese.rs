@@ -15,7 +15,7 @@
 //! A process that segments in bulk ends up holding the whole dictionary,
 //! added as it went.
 
-use std::collections::{HashMap, HashSet};
+use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 use std::sync::{Mutex, OnceLock};
 
 use jieba_rs::Jieba;

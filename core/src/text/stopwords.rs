@@ -10,7 +10,7 @@
 //! passes them in.  The built-in lists are compiled in from spamnb/data/
 //! (the files Python reads) for Rust callers that build default options.
 
-use std::collections::HashSet;
+use ahash::AHashSet as HashSet;
 
 use super::normalise::{casefold, splitlines, strip};
 

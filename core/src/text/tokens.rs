@@ -25,7 +25,7 @@
 //! look-around in the `regex` crate; Python's `\w`, `\d`, `\s` are not
 //! Rust's): see normalise.rs for the character classes.
 
-use std::collections::HashSet;
+use ahash::AHashSet as HashSet;
 
 use super::normalise::{self, casefold, is_decimal, is_digit, is_space, is_word, strip};
 use crate::mail::message::DecodedMessage;

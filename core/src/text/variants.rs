@@ -21,7 +21,7 @@
 //! Both tables are compiled in and parsed at the first Han run (well under a
 //! millisecond); English mail never parses them.
 
-use std::collections::HashMap;
+use ahash::AHashMap as HashMap;
 use std::sync::OnceLock;
 
 use super::chinese::split_header;
