@@ -53,4 +53,6 @@ def census(root: Path):
 
 
 if __name__ == "__main__":
+    if any(arg in ("-h", "--help") for arg in sys.argv[1:]):
+        sys.exit(print(__doc__))
     census(Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "corpora"))
