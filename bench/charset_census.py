@@ -2,7 +2,8 @@
 
 Counts, per corpus and class, the text parts and header values whose bytes
 are not ASCII and whose charset label is missing or one of the "somebody's
-default" Latin labels, and which decoder `spamnb.mail.charsets` picks for them.
+default" Latin labels, and which decoder the core's charset sniffing
+(core/src/mail/charsets.rs, `spamnb._core._charsets_sniff`) picks for them.
 A Latin-1 message read as GB18030 (or the reverse) shows up as a surprising
 row; the examples printed let a person check.
 
@@ -15,7 +16,12 @@ import email.policy
 import sys
 from pathlib import Path
 
-from spamnb.mail.charsets import _WEAK, _sniff, codec_for
+from spamnb._core import _charsets_sniff as _sniff
+from spamnb._core import codec_for
+
+# Labels that say nothing about the bytes (none, or "somebody's default"
+# Latin, which codec_for maps to cp1252): the core sniffs these.
+_WEAK = frozenset({"cp1252", ""})
 
 
 def census(root: Path):
@@ -47,4 +53,6 @@ def census(root: Path):
 
 
 if __name__ == "__main__":
+    if any(arg in ("-h", "--help") for arg in sys.argv[1:]):
+        sys.exit(print(__doc__))
     census(Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "corpora"))

@@ -47,9 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ablate  # noqa: E402
 import corpora  # noqa: E402
 
-from spamnb.text import tokens as tokens_module  # noqa: E402
 from spamnb.model.counts import HAM, SPAM, TokenCounts  # noqa: E402
-from spamnb.mail.message import decode_message  # noqa: E402
 from spamnb.app.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
 from spamnb.model.model import raw_score_from_counts  # noqa: E402
 from spamnb.model.options import TrainOptions  # noqa: E402
@@ -75,21 +73,16 @@ def training_part(name: str) -> list[tuple[int, Path]]:
 
 # ------------------------------------------------------------ tokenizing
 
-_decoded: list = []
-_options: TokenizerOptions | None = None
-
-
 def _tokenize(index: int) -> list[str]:
-    return tokens_module.message_tokens(_decoded[index], _options)
+    return ablate._tokenize(index)   # message_tokens of ablate._raw[index], then the variant's filters
 
 
 _cache: dict = {}
 
 
-def tokenized(decoded: list, variant: str, headers_override: str | None, jobs: int) -> tuple[list, TrainOptions]:
-    """Each message's tokens under the variant, and its TrainOptions.  Variants
-    that differ only in training options share one tokenizing."""
-    global _decoded, _options
+def tokenized(raw: list[bytes], variant: str, headers_override: str | None, jobs: int) -> tuple[list, TrainOptions]:
+    """Each raw message's tokens under the variant, and its TrainOptions.
+    Variants that differ only in training options share one tokenizing."""
     tokenizer_overrides, train_overrides, setups = {}, {}, []
     for part in variant.split("+"):
         more_tokenizer, more_train, setup = ablate.variant_overrides(part)
@@ -98,27 +91,24 @@ def tokenized(decoded: list, variant: str, headers_override: str | None, jobs: i
         setups += [(part, setup)] if setup else []
     if headers_override is not None:
         tokenizer_overrides["headers"] = TokenizerOptions.parse_headers(headers_override)
-    key = (id(decoded), repr(sorted(tokenizer_overrides.items())), tuple(name for name, _ in setups))
+    key = (id(raw), repr(sorted(tokenizer_overrides.items())), tuple(name for name, _ in setups))
     if key in _cache:
         documents, tokenizer = _cache[key]
         return documents, TrainOptions(tokenizer=tokenizer, **train_overrides)
-    setups = [setup for _, setup in setups]
-    saved = {k: getattr(tokens_module, k) for k in dir(tokens_module) if not k.startswith("__")}
-    for setup in setups:
-        setup()
     base = TokenizerOptions()
-    _options = TokenizerOptions(**{"headers": base.headers, "stopwords": base.stopwords,
-                                   "bigrams": base.bigrams, "fold_variants": base.fold_variants,
-                                   **tokenizer_overrides})
-    _decoded = decoded
+    options = TokenizerOptions(**{"headers": base.headers, "stopwords": base.stopwords,
+                                  "bigrams": base.bigrams, "fold_variants": base.fold_variants,
+                                  **tokenizer_overrides})
+    ablate._FILTERS[:] = [setup for _, setup in setups]
+    ablate._options = options
+    ablate._raw = raw
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            documents = pool.map(_tokenize, range(len(decoded)), chunksize=64)
+            documents = pool.map(_tokenize, range(len(raw)), chunksize=64)
     finally:
-        for key, value in saved.items():
-            setattr(tokens_module, key, value)
-    _cache[key] = (documents, _options)
-    return documents, TrainOptions(tokenizer=_options, **train_overrides)
+        ablate._FILTERS[:] = []
+    _cache[key] = (documents, options)
+    return documents, TrainOptions(tokenizer=options, **train_overrides)
 
 
 # ------------------------------------------------------------- measuring
@@ -174,9 +164,9 @@ def run_variant(variant: str, data: dict, jobs: int, protocols: list[str]) -> di
     variant = "+".join(p for p in parts if not p.startswith("learn=")) or "baseline"
     results = {}
     documents, labels, options = {}, {}, {}
-    for name, (decoded, corpus_labels) in data.items():
+    for name, (raw, corpus_labels) in data.items():
         headers = "content" if name == "ccert_zh" else None  # its routing headers leak the label
-        documents[name], options[name] = tokenized(decoded, variant, headers, jobs)
+        documents[name], options[name] = tokenized(raw, variant, headers, jobs)
         labels[name] = corpus_labels
     for protocol in protocols:
         started = time.perf_counter()
@@ -247,8 +237,8 @@ def main() -> None:
     for name in needed_corpora(protocols):
         started = time.perf_counter()
         items = training_part(name)
-        data[name] = ([decode_message(path.read_bytes()) for _, path in items], [label for label, _ in items])
-        print(f"# {name}: {len(items)} messages of its training part decoded in "
+        data[name] = ([path.read_bytes() for _, path in items], [label for label, _ in items])
+        print(f"# {name}: {len(items)} messages of its training part read in "
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     table = {variant: run_variant(variant, data, args.jobs, protocols) for variant in variants}
     print("\nratio of 1-ROCA to the best variant per protocol (worst last):")

@@ -62,7 +62,7 @@ MEMORY_LIMIT = 3 * 1024 ** 3  # address space of a scoring worker: a blow-up is 
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-_BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)")  # as spamnb/mail/mime.py finds it
+_BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)")  # as the core (core/src/mail/mime.rs) finds it
 _BASE64_LINE = re.compile(rb"(?m)^[A-Za-z0-9+/]{16,}={0,2}\r?$")
 _HIGH = re.compile(rb"[\x80-\xff]")
 _CTYPE = re.compile(rb"(?im)^(content-type[ \t]*:[ \t]*)([^\r\n;]*)")
@@ -834,13 +834,11 @@ def parse_mutant_id(text: str) -> tuple[str, int]:
 
 _SCORER = None
 _DEADLINE = 10.0
-_DECODE_FAILED = [False]
 
 
 def init_worker(model_path: str, deadline: float, memory_limit: int | None = MEMORY_LIMIT) -> None:
-    """Open the model, cap the address space, and watch the decoder's safety net."""
+    """Open the model and cap the address space."""
     global _SCORER, _DEADLINE
-    import spamnb.model.scorer
     from spamnb.model.scorer import Scorer
 
     if memory_limit:
@@ -849,43 +847,42 @@ def init_worker(model_path: str, deadline: float, memory_limit: int | None = MEM
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
     _SCORER = Scorer.open(model_path)
     _DEADLINE = deadline
-    if not getattr(spamnb.model.scorer.decode_message, "_fuzz_watch", False):
-        original = spamnb.model.scorer.decode_message
 
-        def watched(raw, wanted=None):  # notes when decode_message fell back to plain text
-            decoded = original(raw, wanted)
-            _DECODE_FAILED[0] = bool(getattr(decoded, "parse_failed", False))
-            return decoded
 
-        watched._fuzz_watch = True
-        spamnb.model.scorer.decode_message = watched
+def decode_failed(raw: bytes) -> bool:
+    """Whether the core's decode_message fell back to plain text for `raw`
+    (its safety net caught a panic: parse_failed, the 6th of its tuple).
+    Scoring decodes inside the core's tokenize, out of sight, so this decodes
+    again."""
+    from spamnb import _core
+
+    return bool(_core.decode_message(raw)[5])
 
 
 def decoder_exception(raw: bytes) -> str:
-    """The exception decode_message's safety net swallowed for `raw`, found by
-    running the steps inside its try block without it."""
-    from spamnb.mail import message, mime
+    """The panic the core's decode_message safety net caught for `raw`: its
+    message, as Rust's panic hook writes it to stderr, captured by decoding
+    again with file descriptor 2 sent to a temporary file."""
+    from spamnb import _core
 
-    try:
-        fields, parts = mime.parse(raw, message.MAX_PARTS, message.MAX_DEPTH)
-        result = message.DecodedMessage()
-        for name, value in fields:
-            if name == mime.CUT_FIELD:
-                continue
-            result.headers.append((name, message.decode_header_value(value)))
-            if name in message.ADDRESS_FIELDS:
-                message.decode_addresses(value, message.MAX_ADDRESSES + 1)
-        message._read_parts(parts, result)
-    except Exception:
-        return traceback.format_exc(limit=-6)
-    return "not reproduced outside decode_message"
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            _core.decode_message(raw)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        caught.seek(0)
+        text = caught.read().decode("utf-8", "replace").strip()
+    return text[-2000:] or "the core fell back to plain text; its panic hook wrote nothing"
 
 
 def score_one(raw: bytes) -> dict:
     """Score `raw` as classify does; what happened, and how long it took."""
     from spamnb.app.deadline import score_within, timed_out
 
-    _DECODE_FAILED[0] = False
     wall, cpu = time.perf_counter(), time.process_time()
     problem = None
     score = None
@@ -904,9 +901,10 @@ def score_one(raw: bytes) -> dict:
         elif not (isinstance(p, float) and math.isfinite(p) and 0.0 <= p <= 1.0) or math.isnan(lo) \
                 or score.label not in ("spam", "ham", "unsure"):
             problem = {"kind": "bad_score", "error": f"probability={p!r} log_odds={lo!r} label={score.label!r}"}
+    failed = problem is None and decode_failed(raw)
     out = {"wall": wall, "cpu": cpu, "label": score.label if score else None, "problem": problem,
-           "decode_failed": _DECODE_FAILED[0]}
-    if _DECODE_FAILED[0]:
+           "decode_failed": failed}
+    if failed:
         out["decode_error"] = decoder_exception(raw)
     return out
 
@@ -1134,7 +1132,7 @@ def filter_placement(data: bytes, out: bytes) -> str:
     line gives the input back and the line sat in the header block (before
     the first blank line, and before any line spamnb's own reader takes as the
     body's first); else what differs."""
-    from spamnb.mail.mime import read_headers
+    from spamnb._core import read_headers
 
     found = list(re.finditer(rb"X-Spamnb-Status: [^\r\n]*(?:\r\n|\r|\n)", out))
     if len(found) != 1:

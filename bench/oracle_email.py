@@ -3,7 +3,7 @@
 
 For each message, both readers' text parts are compared as words:
 
-- spamnb: `decode_message(raw).texts`;
+- spamnb: the texts of the core's `decode_message(raw)` (spamnb._core);
 - email: every leaf part of `BytesParser(policy=policy.default)` whose main
   type is text, in walk order, read by `get_content()` (transfer encoding
   and declared charset undone, as the package does), but for attachments
@@ -85,11 +85,11 @@ def oracle_texts(raw: bytes) -> list[str]:
     from email import policy
     from email.parser import BytesParser
 
-    from spamnb.mail.htmltext import Budget, html_to_text
+    from spamnb._core import HtmlBudget, html_to_text
 
     message = BytesParser(policy=policy.default).parsebytes(raw)
     out = []
-    budget = Budget()
+    budget = HtmlBudget()
 
     def visit(part):
         ctype = part.get_content_type()
@@ -143,10 +143,16 @@ def ascii_words(texts: list[str]) -> list[str]:
     return words([_NOT_ASCII.sub(" ", text) for text in texts])
 
 
-def compare(raw: bytes) -> tuple[str, str]:
-    from spamnb.mail.message import decode_message
+def our_texts_of(raw: bytes) -> list[str]:
+    """spamnb's text parts: the third of the core's decode_message tuple
+    (headers, addresses, texts, urls, attachments, parse_failed, cut)."""
+    from spamnb._core import decode_message
 
-    our_texts = decode_message(raw).texts
+    return list(decode_message(raw)[2])
+
+
+def compare(raw: bytes) -> tuple[str, str]:
+    our_texts = our_texts_of(raw)
     ours = words(our_texts)
     try:
         their_texts = oracle_texts(raw)
@@ -169,12 +175,11 @@ def _explain(raw, our_texts, their_texts, only_ours, only_theirs) -> str:
     """Which known difference between the readers explains a message's."""
     from email import message_from_bytes, policy
 
-    from spamnb.mail import mime
-    from spamnb.mail.message import MAX_TEXT_CHARS
+    from spamnb._core import MAX_TEXT_CHARS, parse, read_headers
 
     if sum(map(len, our_texts)) >= MAX_TEXT_CHARS:
         return "size cap"
-    fields, _, _ = mime.read_headers(raw, 0, len(raw))
+    fields, _, _ = read_headers(raw, 0, len(raw))
     if len(fields) > len(message_from_bytes(raw, policy=policy.default).keys()):
         return "junk line in the header block"
     if ascii_words(our_texts) == ascii_words(their_texts):
@@ -184,8 +189,8 @@ def _explain(raw, our_texts, their_texts, only_ours, only_theirs) -> str:
         return "charset: 8-bit text read as CJK by spamnb only"
     if ours_cjk and theirs_cjk:
         return "charset: CJK read differently"
-    _, parts = mime.parse(raw, 500, 50)
-    if any(isinstance(part, mime.AttachedHeaders) for part in parts):
+    _, parts = parse(raw, 500, 50)   # ("part", fields, type, body) or ("attached", fields)
+    if any(part[0] == "attached" for part in parts):
         return "attached message's From"
     return "differ"
 
@@ -202,7 +207,6 @@ def evasion_table() -> None:
     text read): where the email package is evaded too."""
     sys.path.insert(0, str(ROOT / "tests"))
     from evasion_cases import CASES
-    from spamnb.mail.message import decode_message
 
     def shares(read, control, attacked):
         try:
@@ -216,7 +220,7 @@ def evasion_table() -> None:
     print("|---|---|---|")
     for name, build in CASES.items():
         control, attacked = build()
-        print(f"| {name} | {shares(lambda raw: decode_message(raw).texts, control, attacked)} "
+        print(f"| {name} | {shares(our_texts_of, control, attacked)} "
               f"| {shares(oracle_texts, control, attacked)} |")
 
 

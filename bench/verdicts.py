@@ -65,7 +65,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
 
 from spamnb.app.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
-from spamnb.mail.message import decode_message  # noqa: E402
 from spamnb.model.counts import HAM, SPAM  # noqa: E402
 from spamnb.model.options import TrainOptions  # noqa: E402
 from spamnb.text.tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens  # noqa: E402
@@ -85,19 +84,21 @@ _headers = "all"
 
 def _tokenize(path: str) -> list[str]:
     options = TokenizerOptions(headers=TokenizerOptions.parse_headers(_headers))
-    return message_tokens(decode_message(Path(path).read_bytes()), options)
+    return message_tokens(Path(path).read_bytes(), options)
 
 
 def reader_digest() -> str:
-    """A digest of the code that turns bytes into tokens (spamnb/mail, spamnb/text): a
-    decoding fix changes tokens without a new TOKENIZER_VERSION."""
+    """A digest of the code that turns bytes into tokens (the core, where decoding
+    and tokenizing run, and spamnb/mail, spamnb/text): a decoding fix changes
+    tokens without a new TOKENIZER_VERSION."""
     import hashlib
 
     digest = hashlib.blake2b(str(TOKENIZER_VERSION).encode(), digest_size=8)
     import spamnb
 
     package = Path(spamnb.__file__).resolve().parent  # the spamnb this run imports
-    for path in sorted([*package.glob("mail/*.py"), *package.glob("text/*.py"), *package.glob("data/*.txt")]):
+    for path in sorted([*package.glob("_core*.so"), *package.glob("_core*.pyd"), *package.glob("mail/*.py"),
+                        *package.glob("text/*.py"), *package.glob("data/*.txt")]):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

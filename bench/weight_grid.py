@@ -36,7 +36,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import choose_defaults  # noqa: E402
 
-from spamnb.mail.message import decode_message  # noqa: E402
 from spamnb.app.metrics import one_minus_roca_percent  # noqa: E402
 
 ALPHA = 0.1
@@ -49,8 +48,8 @@ def matrices(jobs: int) -> dict:
     built = {}
     for name in ("trec06p", "spamassassin", "ccert_zh"):
         items = choose_defaults.training_part(name)
-        decoded = [decode_message(path.read_bytes()) for _, path in items]
-        documents, _ = choose_defaults.tokenized(decoded, "baseline", "content" if name == "ccert_zh" else None, jobs)
+        raw = [path.read_bytes() for _, path in items]
+        documents, _ = choose_defaults.tokenized(raw, "baseline", "content" if name == "ccert_zh" else None, jobs)
         rows, columns, values = [], [], []
         for row, tokens in enumerate(documents):
             bag: dict[int, int] = {}

@@ -130,14 +130,25 @@ def opencc_pairs(name: str) -> list[tuple[str, str]]:
     return out
 
 
-def character_frequency() -> dict[str, int]:
-    """{character: how often jieba's dictionary counts it as a word of its own}."""
-    sys.path.insert(0, str(ROOT))
-    from spamnb.text.jiebaload import dictionary_path
+def dictionary_path() -> Path:
+    """jieba's dictionary: the installed wheel's dict.txt, or the core's copy."""
+    try:
+        import jieba
+    except ImportError:
+        return ROOT / "core" / "data" / "jieba_dict.txt"
+    return Path(jieba.__file__).with_name("dict.txt")
 
+
+def character_frequency() -> dict[str, int]:
+    """{character: how often jieba's dictionary counts it as a word of its own}:
+    the jieba wheel's dict.txt when jieba is installed, else the core's copy
+    of it (core/data/jieba_dict.txt, tools/zh_core_tables.py: the same words
+    and counts, tags dropped)."""
     out = {}
     with open(dictionary_path(), encoding="utf-8") as lines:
         for line in lines:
+            if line.startswith("#") or not line.strip():
+                continue
             word, count = line.split()[:2]
             if len(word) == 1:
                 out[word] = int(count)

@@ -1,7 +1,8 @@
 """Write core/src/mail/charset_tables.rs from this Python's codec registry.
 
-The core reads charset labels as `spamnb.mail.charsets.codec_for` does,
-through Python's codec names and aliases, and decodes the single-byte
+The core reads charset labels as the Python spamnb's charsets.codec_for did
+before the port (now `spamnb._core.codec_for`), through Python's codec names
+and aliases, and decodes the single-byte
 charsets with Python's own tables (Windows-1252 and its kin leave bytes
 undefined where WHATWG's decoders give C1 controls).  The double-byte CJK
 codecs are WHATWG's (encoding_rs) with the cells where Python's codec
