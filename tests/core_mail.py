@@ -1,23 +1,56 @@
 """The Rust core's mail stage (spamnb._core) in the shapes of the Python
-modules spamnb.mail.mime, .addresses, .message and .digest, so that one test
-can run against either: `IMPLEMENTATIONS` holds both, and the tests of
-those modules are parametrized over it.
+modules it replaced (spamnb.mail.mime, .addresses, .message, .digest, all
+deleted), so that the tests written against those modules read on: the
+`mime`, `message`, `addresses` and `digest` namespaces below, and a
+`DecodedMessage` built from the tuple `_core.decode_message` returns.
 
-The Rust decoder calls the charset and HTML stages; where this core build
-has them as stubs, `needs_decoding` skips a Rust case instead of failing it.
+`IMPLEMENTATIONS` once held the Python modules beside these; only the core
+is left, and tests parametrized over it now run once.
 """
 
 from __future__ import annotations
 
 import types
 
-import pytest
-
 from spamnb import _core
-from spamnb.mail import addresses as py_addresses
-from spamnb.mail import digest as py_digest
-from spamnb.mail import message as py_message
-from spamnb.mail import mime as py_mime
+
+
+class DecodedMessage:
+    """What the tokenizer reads of one message (the shape of the deleted
+    spamnb.mail.message.DecodedMessage; `_core.message_tokens` reads these
+    attributes).
+
+    headers: (lower-case field name, decoded value) for each top-level header, in order.
+    addresses: for address fields (From, To, Cc...), (decoded display name, address) pairs.
+    texts: decoded text of each text part; HTML parts reduced to their visible text.
+    urls: link and image targets found in HTML parts.
+    attachments: (content type, file name or "") of each non-text part.
+    parse_failed: the MIME structure could not be parsed; the raw bytes were read as text.
+    cut: which bounds on work the message ran into.
+    """
+
+    __slots__ = ("headers", "addresses", "texts", "urls", "attachments", "parse_failed", "cut")
+
+    def __init__(self, headers=None, addresses=None, texts=None, urls=None, attachments=None,
+                 parse_failed: bool = False, cut=None) -> None:
+        self.headers = [] if headers is None else headers
+        self.addresses = {} if addresses is None else addresses
+        self.texts = [] if texts is None else texts
+        self.urls = [] if urls is None else urls
+        self.attachments = [] if attachments is None else attachments
+        self.parse_failed = parse_failed
+        self.cut = [] if cut is None else cut
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"DecodedMessage({fields})"
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, DecodedMessage):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class Part:
@@ -40,42 +73,23 @@ def _parse(data: bytes, max_parts: int, max_depth: int):
                          for entity in entities])
 
 
-def _decode_message(raw: bytes, wanted_header=None):
-    headers, addresses, texts, urls, attachments, parse_failed, cut = _core.decode_message(raw, wanted_header)
-    return py_message.DecodedMessage(headers, addresses, texts, urls, attachments, parse_failed, cut)
+def decode_message(raw: bytes, wanted_header=None) -> DecodedMessage:
+    """The core's decoder, its tuple as a DecodedMessage."""
+    return DecodedMessage(*_core.decode_message(raw, wanted_header))
 
 
 mime = types.SimpleNamespace(
     read_headers=_core.read_headers, field=_core.field, content_type=_core.content_type, charset=_core.charset,
     filename=_core.filename, params=_core.params, params_cut=_core.params_cut, transfer_decode=_core.transfer_decode,
-    parse=_parse, Part=Part, AttachedHeaders=AttachedHeaders, MAX_FIELDS=py_mime.MAX_FIELDS,
-    MAX_PARAMS=py_mime.MAX_PARAMS, CUT_FIELD=py_mime.CUT_FIELD)
+    parse=_parse, Part=Part, AttachedHeaders=AttachedHeaders, MAX_FIELDS=_core.MAX_FIELDS,
+    MAX_PARAMS=_core.MAX_PARAMS, CUT_FIELD=_core.CUT_FIELD)
 message = types.SimpleNamespace(
-    decode_message=_decode_message, decode_header_value=_core.decode_header_value,
-    decode_addresses=_core.decode_addresses, visible=_core.visible, DecodedMessage=py_message.DecodedMessage,
-    MAX_PARTS=py_message.MAX_PARTS, MAX_DEPTH=py_message.MAX_DEPTH, MAX_TEXT_CHARS=py_message.MAX_TEXT_CHARS,
-    MAX_HEADER_BYTES=py_message.MAX_HEADER_BYTES, MAX_ADDRESSES=py_message.MAX_ADDRESSES,
-    ADDRESS_FIELDS=py_message.ADDRESS_FIELDS)
+    decode_message=decode_message, decode_header_value=_core.decode_header_value,
+    decode_addresses=_core.decode_addresses, visible=_core.visible, DecodedMessage=DecodedMessage,
+    MAX_PARTS=_core.MAX_PARTS, MAX_DEPTH=_core.MAX_DEPTH, MAX_TEXT_CHARS=_core.MAX_TEXT_CHARS,
+    MAX_HEADER_BYTES=_core.MAX_HEADER_BYTES, MAX_ADDRESSES=_core.MAX_ADDRESSES,
+    ADDRESS_FIELDS=frozenset(_core.ADDRESS_FIELDS))
 addresses = types.SimpleNamespace(parse_addresses=_core.parse_addresses)
 digest = types.SimpleNamespace(message_digest=_core.message_digest)
 
-IMPLEMENTATIONS = {"python": (py_mime, py_message, py_addresses, py_digest), "rust": (mime, message, addresses, digest)}
-
-
-def _decoding_in_core() -> bool:
-    try:
-        _core.decode_message(b"Content-Type: text/html\n\n<p>x</p>")
-        return True
-    except BaseException as error:  # pyo3's PanicException derives from BaseException
-        if type(error).__name__ == "PanicException":
-            return False
-        raise
-
-
-DECODING_IN_CORE = _decoding_in_core()
-
-
-def needs_decoding(implementation) -> None:
-    """Skip a Rust case that decodes charsets or HTML when the core has them as stubs."""
-    if implementation in IMPLEMENTATIONS["rust"] and not DECODING_IN_CORE:
-        pytest.skip("charsets and htmltext are not in this core build yet")
+IMPLEMENTATIONS = {"rust": (mime, message, addresses, digest)}

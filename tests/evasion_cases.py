@@ -92,7 +92,7 @@ def boundary_idna():
 
 
 def utf8_cut_inside_a_character():
-    from spamnb.mail.message import MAX_TEXT_CHARS
+    from spamnb._core import MAX_TEXT_CHARS
 
     cap = 4 * MAX_TEXT_CHARS  # the decoded bytes read of a part
     unit = SPAM_TEXT.encode("utf-8")

@@ -22,8 +22,8 @@ import time
 import pytest
 
 from conftest import SAMPLE, run_spamnb
+from spamnb import _core
 from spamnb.app.filtering import with_status_header
-from spamnb.mail import mime
 
 SPAM_FILE = SAMPLE / "maildir" / "spam" / "new" / "1739205492.M2P4102.sample"
 HEADER = b"X-Spamnb-Status"
@@ -350,7 +350,7 @@ def test_a_line_holding_a_space_after_the_header_stays_the_fold_it_was(sample_mo
         parsed = email.message_from_bytes(result.stdout, policy=policy)
         assert parsed.get_all("X-Spamnb-Status") == [value], policy
         assert parsed["Subject"].strip() == "lunch on friday"
-    fields, _, _ = mime.read_headers(result.stdout, 0, len(result.stdout))
+    fields, _, _ = _core.read_headers(result.stdout, 0, len(result.stdout))
     assert ("x-spamnb-status", added.split(b": ", 1)[1]) in fields
     header_lines = result.stdout.split(eol)[:result.stdout.split(eol).index(b" ")]
     assert added in header_lines

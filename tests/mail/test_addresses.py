@@ -1,33 +1,25 @@
-"""Address lists (spamnb/mail/addresses.py and message.decode_addresses): the
-pairs the email package gives, split before display names are decoded, and
-never an exception."""
+"""Address lists (the core's parse_addresses and decode_addresses, core/src/mail):
+the pairs the email package gives, split before display names are decoded,
+and never an exception."""
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spamnb.mail.addresses import parse_addresses
-from spamnb.mail.message import decode_addresses, decode_message
 from spamnb.text.tokens import TokenizerOptions, message_tokens
 
 import core_mail
 
 
-@pytest.fixture(scope="module", params=sorted(core_mail.IMPLEMENTATIONS))
-def implementation(request):
-    """The Python modules, then the Rust core in their shapes (tests/core_mail.py)."""
-    return core_mail.IMPLEMENTATIONS[request.param]
+@pytest.fixture(scope="module")
+def decoder():
+    """The core's decoder in the shape of the deleted spamnb.mail.message (tests/core_mail.py)."""
+    return core_mail.message
 
 
 @pytest.fixture(scope="module")
-def decoder(implementation):
-    return implementation[1]
-
-
-@pytest.fixture(scope="module")
-def address_parser(implementation):
-    return implementation[2]
-
+def address_parser():
+    return core_mail.addresses
 
 
 @pytest.mark.parametrize("value,expected", [
@@ -49,7 +41,6 @@ def test_address_lists(address_parser, value, expected):
 
 
 def test_addresses_split_while_encoded_and_never_raise(decoder):
-    core_mail.needs_decoding(decoder)
     assert decoder.decode_addresses(b"=?utf-8?Q?Smith=2C_John?= <j@x.example>") == [("Smith, John", "j@x.example")]
     assert decoder.decode_addresses("\u5f20\u4e09 <z@x.cn>".encode("gb2312")) == [("张三", "z@x.cn")]
     for garbage in ("<<<>>>", "(((", '"', "@@@", ":" * 5000 + "a@b", "(" * 100_000, "\\" * 10):
@@ -57,12 +48,11 @@ def test_addresses_split_while_encoded_and_never_raise(decoder):
 
 
 def test_addresses_are_split_before_display_names_are_decoded(decoder):
-    core_mail.needs_decoding(decoder)
     assert decoder.decode_addresses("=?utf-8?Q?service=40paypal.com_=3Cservice=40paypal.com=3E?= <bot@spam.example>") == [
         ("service@paypal.com <service@paypal.com>", "bot@spam.example")]
     assert decoder.decode_addresses("=?utf-8?Q?Smith=2C_John?= <j@x.example>") == [("Smith, John", "j@x.example")]
-    decoded = decoder.decode_message(b"From: =?utf-8?Q?service=40paypal.com?= <bot@spam.example>\n\nhi\n")
-    tokens = message_tokens(decoded, TokenizerOptions(stopwords=frozenset()))
+    tokens = message_tokens(b"From: =?utf-8?Q?service=40paypal.com?= <bot@spam.example>\n\nhi\n",
+                            TokenizerOptions(stopwords=frozenset()))
     assert "from:domain:spam.example" in tokens and "from:domain:paypal.com" not in tokens
 
 

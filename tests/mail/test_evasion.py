@@ -13,7 +13,6 @@ adds (a parameter's name, an attachment's type).
 import pytest
 
 from evasion_cases import CASES, HAM_TEXT, HEAD, SPAM_TEXT, message
-from spamnb.mail.message import decode_message
 from spamnb.model.scorer import Scorer
 from spamnb.text.tokens import TokenizerOptions, message_tokens
 
@@ -44,7 +43,7 @@ def test_evasion_pair(scorer, name):
 
 
 def words(raw: bytes) -> list[str]:
-    return message_tokens(decode_message(raw), TokenizerOptions(bigrams=False))
+    return message_tokens(raw, TokenizerOptions(bigrams=False))
 
 
 def test_hidden_text_is_not_read():
@@ -57,7 +56,6 @@ def test_hidden_text_is_not_read():
 
 
 def test_attached_message_subject_and_from_are_read(decoder):
-    core_mail.needs_decoding(decoder)
     inner = ("Subject: claim your refund\nFrom: Refund Desk <desk@offers.example>\n"
              "Content-Type: text/plain\n\n").encode() + SPAM_TEXT.encode()
     raw = message(HEAD + ['Content-Type: multipart/mixed; boundary="m"'],
@@ -71,7 +69,6 @@ def test_attached_message_subject_and_from_are_read(decoder):
 
 
 def test_text_attachment_is_read_and_still_counted_as_an_attachment(decoder):
-    core_mail.needs_decoding(decoder)
     _, attacked = CASES["text-attachment-shown-inline"]()
     decoded = decoder.decode_message(attacked)
     assert decoded.attachments == [("text/plain", "offer.txt")]
@@ -82,14 +79,12 @@ def test_text_attachment_is_read_and_still_counted_as_an_attachment(decoder):
 
 
 def test_the_size_cap_cuts_on_a_character_and_keeps_the_charset(decoder):
-    core_mail.needs_decoding(decoder)
     control, attacked = CASES["utf8-cut-inside-a-character"]()
     a, b = decoder.decode_message(control).texts[0], decoder.decode_message(attacked).texts[0]
     assert a == b and "尊敬的客户" in b and "\ufffd" not in b
 
 
 def test_every_rfc2231_oddity_leaves_the_part_readable(decoder):
-    core_mail.needs_decoding(decoder)
     # Section numbers too long for int(), non-charset codecs, unknown names, empty values.
     for extra in ("x*" + "9" * 5000 + "*=a", "x*99999*=a", "charset*=idna''utf-8", "charset*=punycode''utf-8",
                   "x*=klingon''%FF", "x*0*=''", "name*=rot13''abc", "boundary*=undefined''q"):
@@ -105,14 +100,12 @@ def test_nul_and_invisible_characters_do_not_split_words():
 
 
 def test_garbage_content_type_alone_is_text_plain(decoder):
-    core_mail.needs_decoding(decoder)
     # RFC 2045 5.2: with no usable Content-Type a part is text/plain.
     raw = message(["Content-Type: garbage", "Content-Transfer-Encoding: base64"], b"aGVsbG8gd29ybGQ=\n")
     assert decoder.decode_message(raw).texts == ["hello world"]
 
 
 def test_first_usable_content_type_wins(decoder):
-    core_mail.needs_decoding(decoder)
     raw = message(["Content-Type: text/html", "Content-Type: text/plain"], b"<p>a &amp; b</p>\n")
     assert decoder.decode_message(raw).texts[0].strip() == "a & b"
 
@@ -131,20 +124,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spamnb.mail import mime
-
 import core_mail
-
-
-@pytest.fixture(scope="module", params=sorted(core_mail.IMPLEMENTATIONS))
-def implementation(request):
-    """The Python modules, then the Rust core in their shapes (tests/core_mail.py)."""
-    return core_mail.IMPLEMENTATIONS[request.param]
+from core_mail import mime
 
 
 @pytest.fixture(scope="module")
-def decoder(implementation):
-    return implementation[1]
+def decoder():
+    """The core's decoder in the shape of the deleted spamnb.mail.message (tests/core_mail.py)."""
+    return core_mail.message
 
 
 EXAMPLES = int(os.environ.get("SPAMNB_FUZZ_EXAMPLES", "200"))
@@ -197,7 +184,7 @@ BODY_ONLY = TokenizerOptions(headers=())
 
 
 def _body_tokens(raw: bytes) -> list[str]:
-    return message_tokens(decode_message(raw, BODY_ONLY.wants_header), BODY_ONLY)
+    return message_tokens(raw, BODY_ONLY)
 
 
 def _mutate(units: list[bytes], eol: bytes, kind: str, at: int, flip: int) -> list[bytes]:
@@ -241,7 +228,6 @@ MUTATIONS = ["blank before the colon", "junk line before a field", "field name c
 @given(st.integers(0, 10_000), st.lists(st.tuples(st.sampled_from(MUTATIONS), st.integers(0, 200),
                                                   st.integers(0, 3)), min_size=1, max_size=4))
 def test_header_mutations_of_real_spam_keep_its_body_tokens(decoder, pick, mutations):
-    core_mail.needs_decoding(decoder)
     pool = _spam_pool()
     units, eol, rest = pool[pick % len(pool)]
     original = eol.join(units) + eol + rest
@@ -252,7 +238,7 @@ def test_header_mutations_of_real_spam_keep_its_body_tokens(decoder, pick, mutat
     expected = _body_tokens(original)
     assert _body_tokens(mutated) == expected, mutations
     # ... and they reach the scorer, whatever header fields it reads.
-    scorer_tokens = Counter(message_tokens(decoder.decode_message(mutated), TokenizerOptions()))
+    scorer_tokens = Counter(message_tokens(mutated, TokenizerOptions()))
     assert not Counter(expected) - scorer_tokens, mutations
 
 

@@ -5,21 +5,15 @@ import quopri
 
 import pytest
 
-from spamnb.mail.charsets import decode_text
-from spamnb.mail.message import decode_header_value, decode_message
+from spamnb._core import decode_text
 
 import core_mail
 
 
-@pytest.fixture(scope="module", params=sorted(core_mail.IMPLEMENTATIONS))
-def implementation(request):
-    """The Python modules, then the Rust core in their shapes (tests/core_mail.py)."""
-    return core_mail.IMPLEMENTATIONS[request.param]
-
-
 @pytest.fixture(scope="module")
-def decoder(implementation):
-    return implementation[1]
+def decoder():
+    """The core's decoder in the shape of the deleted spamnb.mail.message (tests/core_mail.py)."""
+    return core_mail.message
 
 
 ZH = "我司可办理正规发票（保真）17%增值税发票点数优惠！"
@@ -37,7 +31,6 @@ def body_message(body: bytes, ctype="text/plain", charset=None, cte=None, extra=
                                            ("euc-cn", "gb2312"), ("gb18030", "gb18030")])
 @pytest.mark.parametrize("cte", ["8bit", "base64", "quoted-printable"])
 def test_chinese_bodies_in_every_encoding(decoder, charset, codec, cte):
-    core_mail.needs_decoding(decoder)
     raw = ZH.encode(codec)
     body = {"8bit": raw, "base64": base64.encodebytes(raw), "quoted-printable": quopri.encodestring(raw)}[cte]
     decoded = decoder.decode_message(body_message(body, charset=charset, cte=cte))
@@ -45,14 +38,12 @@ def test_chinese_bodies_in_every_encoding(decoder, charset, codec, cte):
 
 
 def test_gbk_text_labelled_gb2312_is_read_as_gbk(decoder):
-    core_mail.needs_decoding(decoder)
     text = "朱镕基和张喆来了"  # 镕 and 喆 are outside GB2312
     decoded = decoder.decode_message(body_message(text.encode("gbk"), charset="gb2312", cte="8bit"))
     assert decoded.texts[0] == text
 
 
 def test_big5_and_latin1(decoder):
-    core_mail.needs_decoding(decoder)
     assert "發票優惠" in decoder.decode_message(body_message("發票優惠".encode("big5"), charset="big5")).texts[0]
     assert "Crème brûlée à Noël" in decoder.decode_message(
         body_message("Crème brûlée à Noël".encode("latin-1"), charset="iso-8859-1", cte="quoted-printable")
@@ -61,7 +52,6 @@ def test_big5_and_latin1(decoder):
 
 
 def test_lying_and_missing_charsets_are_sniffed(decoder):
-    core_mail.needs_decoding(decoder)
     # Declared Latin-1 but really GB2312: byte-dense text decodes as GB18030.
     assert ZH in decoder.decode_message(body_message(ZH.encode("gb2312"), charset="iso-8859-1")).texts[0]
     # No charset at all, UTF-8 bytes.
@@ -79,7 +69,6 @@ def test_lying_and_missing_charsets_are_sniffed(decoder):
     ("[광고]부동산정보 받아보세요", "euc_kr"),
 ])
 def test_undeclared_japanese_and_korean_are_not_read_as_chinese(decoder, text, codec):
-    core_mail.needs_decoding(decoder)
     # Their two-byte codes pass for GB18030, as rare characters (傕傕偑偼偠).
     assert decode_text(text.encode(codec)) == text
     assert text in decoder.decode_message(body_message(text.encode(codec))).texts[0]
@@ -121,12 +110,10 @@ def test_decode_text_never_raises_on_garbage():
     ("=?utf-8?B?!!!notbase64?=", "=?utf-8?B?!!!notbase64?="),
 ])
 def test_rfc2047_headers(decoder, header, expected):
-    core_mail.needs_decoding(decoder)
     assert decoder.decode_header_value(header) == expected
 
 
 def test_encoded_from_display_name_and_subject_in_a_message(decoder):
-    core_mail.needs_decoding(decoder)
     raw = (b"From: =?gb2312?B?1cXI/Q==?= <zhang@example.cn>\nSubject: =?gb2312?B?t6LGsQ==?=\n\nbody\n")
     headers = dict(decoder.decode_message(raw).headers)
     assert headers["from"] == "张三 <zhang@example.cn>"
@@ -134,7 +121,6 @@ def test_encoded_from_display_name_and_subject_in_a_message(decoder):
 
 
 def test_html_reduced_to_visible_text_with_links_kept(decoder):
-    core_mail.needs_decoding(decoder)
     html = (b"<html><head><style>p {color: red}</style><script>var hidden = 1;</script></head>"
             b"<body><p>Get fr<!-- x -->ee pi<b></b>lls</p><p>now&nbsp;&amp; here &#20813;&#36153;</p>"
             b"<a href='http://cheap.pills.example/buy'>click</a><img src='http://img.example/x.gif' alt='SALE'>"
@@ -147,7 +133,6 @@ def test_html_reduced_to_visible_text_with_links_kept(decoder):
 
 
 def test_multipart_alternative_and_attachment_bytes_not_read(decoder):
-    core_mail.needs_decoding(decoder)
     raw = (b"From: a@example.com\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=XX\n\n"
            b"--XX\nContent-Type: multipart/alternative; boundary=YY\n\n"
            b"--YY\nContent-Type: text/plain; charset=utf-8\n\nplain words\n"
@@ -162,7 +147,6 @@ def test_multipart_alternative_and_attachment_bytes_not_read(decoder):
 
 
 def test_multipart_without_boundary_is_read_as_its_body(decoder):
-    core_mail.needs_decoding(decoder)
     raw = (b"From: a@example.com\nContent-Type: multipart/alternative; boundary=\"nowhere\"\n\n"
            + "<html><body>全国最低价 域名</body></html>".encode("gb2312"))
     decoded = decoder.decode_message(raw)
@@ -170,7 +154,6 @@ def test_multipart_without_boundary_is_read_as_its_body(decoder):
 
 
 def test_garbage_never_raises(decoder):
-    core_mail.needs_decoding(decoder)
     for raw in (b"", b"\x00\x01\x02" * 1000, bytes(range(256)) * 10,
                 b"Content-Type: multipart/mixed; boundary=a\n\n--a\n--a\n--a--\n",
                 b"Subject: =?x?Q?=ZZ=?=\n\n\xff"):
@@ -182,14 +165,12 @@ def test_garbage_never_raises(decoder):
                                                 ("正规发票优惠", "HZ-GB-2312", "hz"),
                                                 ("café", "UTF-7", "utf-7")])
 def test_seven_bit_encodings_are_decoded_not_taken_as_ascii(decoder, text, charset, codec):
-    core_mail.needs_decoding(decoder)
     raw = text.encode(codec)
     assert raw.isascii()
     assert decoder.decode_message(body_message(raw, charset=charset)).texts[0] == text
 
 
 def test_iso_2022_jp_is_read_as_clients_read_it(decoder):
-    core_mail.needs_decoding(decoder)
     # Half-width katakana (ESC ( I), which Python's iso2022_jp refuses and
     # the WHATWG decoder of mail clients reads; and a bad sequence costs a
     # replacement character, never the text (its escapes read as words).
@@ -203,7 +184,6 @@ def test_iso_2022_jp_is_read_as_clients_read_it(decoder):
 
 
 def test_adjacent_encoded_words_join_split_characters(decoder):
-    core_mail.needs_decoding(decoder)
     raw = "发票".encode()
     first, second = base64.b64encode(raw[:2]).decode(), base64.b64encode(raw[2:]).decode()
     assert decoder.decode_header_value(f"=?utf-8?B?{first}?= =?utf-8?B?{second}?=") == "发票"
@@ -211,7 +191,6 @@ def test_adjacent_encoded_words_join_split_characters(decoder):
 
 @pytest.mark.parametrize("charset", ["idna", "punycode", "undefined", "base64"])
 def test_non_text_codecs_named_as_charsets_fall_back(decoder, charset):
-    core_mail.needs_decoding(decoder)
     raw = (b"Subject: s\nContent-Type: text/plain; charset=" + charset.encode() + b"\n\n" +
            "正规发票".encode("gb2312"))
     decoded = decoder.decode_message(raw)
@@ -223,79 +202,10 @@ def test_big5_with_ascii_second_bytes_is_sniffed():
     assert decode_text(text.encode("big5")) == text
 
 
-# html.parser's own patterns (Python 3.11), which htmltext's must match as
-# they are: the possessive quantifiers only spare the engine its places to
-# go back to.
-HTML_PARSER_ATTRFIND = (r"((?<=[\'\"\s/])[^\s/>][^\s/=>]*)(\s*=+\s*(\'[^\']*\'|\"[^\"]*\"|(?![\'\"])[^>\s]*))?"
-                        r"(?:\s|/(?!>))*")
-HTML_PARSER_LOCATESTARTTAGEND = r"""
-  <[a-zA-Z][^\t\n\r\f />\x00]*       # tag name
-  (?:[\s/]*                          # optional whitespace before attribute name
-    (?:(?<=['"\s/])[^\s/>][^\s/=>]*  # attribute name
-      (?:\s*=+\s*                    # value indicator
-        (?:'[^']*'                   # LITA-enclosed value
-          |"[^"]*"                   # LIT-enclosed value
-          |(?!['"])[^>\s]*           # bare value
-         )
-        \s*                          # possibly followed by a space
-       )?(?:\s|/(?!>))*
-     )*
-   )?
-  \s*                                # trailing whitespace
-"""
+def test_attributes_past_the_budget_are_stepped_over_and_the_text_kept():
+    from spamnb._core import HtmlBudget as Budget
+    from spamnb._core import html_to_text
 
-
-def random_tags(seed: int, count: int):
-    import random
-
-    rng = random.Random(seed)
-    pieces = ["<a", "<", "a", "b", "B", " ", "\t", "\n", "=", "==", "'", '"', "/", ">", "/>", "x", "\x00", "é",
-              "<b c", "'>'", "href", "=x "]
-    for _ in range(count):
-        yield "<" + rng.choice("aBz") + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
-
-
-def test_start_tags_and_attributes_end_where_html_parser_ends_them():
-    import re
-
-    from spamnb.mail import htmltext
-
-    attrfind, locate = re.compile(HTML_PARSER_ATTRFIND), re.compile(HTML_PARSER_LOCATESTARTTAGEND, re.VERBOSE)
-    for markup in random_tags(1, 15_000):
-        for start in range(len(markup)):
-            ours, theirs = htmltext._ATTRFIND.match(markup, start), attrfind.match(markup, start)
-            assert (ours and (ours.span(), ours.groups())) == (theirs and (theirs.span(), theirs.groups())), markup
-        assert htmltext._LOCATE_STARTTAG_END.match(markup).end() == locate.match(markup).end(), markup
-    # Where the step from attribute to attribute stops (html.parser's loop),
-    # found by one match, for tags read whole and for tags cut at their first
-    # ">" once the scan budget is spent.
-    for scan in (htmltext.MAX_SCAN, 0):
-        for markup in random_tags(2, 15_000):
-            reducer = htmltext._Reducer(markup, htmltext.Budget(scan=scan))
-            endpos = reducer.check_for_whole_start_tag(0)
-            if endpos < 0:
-                continue
-            k = start = htmltext._TAGFIND.match(markup, 1).end()
-            while k < endpos and (found := attrfind.match(markup, k)):
-                k = found.end()
-            assert reducer._attributes_end(start, endpos) == k, markup
-
-
-def html_readers():
-    """(Budget, html_to_text) of each HTML reader: Python's while spamnb.mail.htmltext is here, and the Rust core's."""
-    from spamnb import _core
-
-    readers = [pytest.param((_core.HtmlBudget, _core.html_to_text), id="rust")]
-    try:
-        from spamnb.mail import htmltext
-    except ImportError:
-        return readers
-    return [pytest.param((htmltext.Budget, htmltext.html_to_text), id="python"), *readers]
-
-
-@pytest.mark.parametrize("reader", html_readers())
-def test_attributes_past_the_budget_are_stepped_over_and_the_text_kept(reader):
-    Budget, html_to_text = reader
     markup = "<p class=a id=b><a href='http://one.example/'>one</a> <a title=t href='http://two.example/'>two</a>"
     assert html_to_text(markup, Budget()) == (" one two", ["http://one.example/", "http://two.example/"])
     # Three attributes read: the second link's href is the fourth.

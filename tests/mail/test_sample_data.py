@@ -10,9 +10,11 @@ from collections import Counter
 import pytest
 
 from conftest import SAMPLE, run_spamnb
-from spamnb.mail.message import decode_message
+from spamnb import _core
 from spamnb.mail.sources import read_messages
-from spamnb.text.tokens import TokenizerOptions, message_tokens, registered_domain
+from spamnb.text.tokens import TokenizerOptions, registered_domain
+
+from core_mail import decode_message
 
 ROWS = list(csv.DictReader((SAMPLE / "MANIFEST.tsv").open(encoding="utf-8"), delimiter="\t"))
 
@@ -85,7 +87,7 @@ def test_no_received_or_mailer_token_tells_spam_from_ham():
     for label, messages in _decoded_by_label().items():
         counts: Counter = Counter()
         for decoded in messages:
-            counts.update({token for token in message_tokens(decoded, TokenizerOptions())
+            counts.update({token for token in _core.message_tokens(decoded, TokenizerOptions())
                            if token.startswith(("received:", "x-mailer:", "user-agent:"))})
         share[label] = {token: count / len(messages) for token, count in counts.items()}
     for token in share["spam"].keys() | share["ham"].keys():

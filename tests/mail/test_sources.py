@@ -121,8 +121,14 @@ def test_stdin_that_is_empty_or_closed_gives_a_clear_error(tmp_path, sample_mode
 def test_unreadable_files_are_skipped_and_reported_even_as_root(tmp_path, monkeypatch, capsys):
     # Root can read a mode-000 file, so the permission error is injected at
     # open(); the test above covers the real thing for other users.
+    import signal
+
     from spamnb.app import cli
     from spamnb.mail import sources
+    # cli.main gives SIGPIPE its default action, for a command-line process;
+    # left so in this one, a later test's write to a child that has gone
+    # (tests/app/test_filter_delivers.py) kills the whole test run.
+    sigpipe = signal.getsignal(signal.SIGPIPE)
     for label in ("spam", "ham"):
         (tmp_path / label).mkdir()
         (tmp_path / label / "ok.eml").write_bytes(MSG % (label.encode(), b"words " + label.encode()))
@@ -142,6 +148,8 @@ def test_unreadable_files_are_skipped_and_reported_even_as_root(tmp_path, monkey
         cli.main(["train", str(tmp_path), "--model", str(tmp_path / "m.spamnb")])
     except SystemExit as done:
         assert done.code in (0, None)
+    finally:
+        signal.signal(signal.SIGPIPE, sigpipe)
     assert (tmp_path / "m.spamnb").is_file()
     err = capsys.readouterr().err
     assert "skipped 2 file(s)" in err and "secret.eml: Permission denied" in err
