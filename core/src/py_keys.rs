@@ -1,9 +1,16 @@
 //! Python bindings for token keys.
 
+use std::sync::Mutex;
+
+use ahash::AHashMap;
+use pyo3::buffer::PyBuffer;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
 use crate::model::keys;
+use crate::model::table::{Table, TableError};
+use crate::text::tokens::raw_message_tokens;
 
 /// A token's key; a str holding a lone surrogate (not UTF-8) is hashed as
 /// Python's `encode("utf-8", "surrogatepass")` gives it, as keys always were.
@@ -34,7 +41,143 @@ fn token_keys<'py>(py: Python<'py>, tokens: Vec<Bound<'py, PyString>>) -> PyResu
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// A model file's scoring sections (keys, weights, block index, block CRCs),
+/// looked up where they lie: each a C-contiguous buffer of bytes (a
+/// memoryview of the mapped file), held for the table's life.
+#[pyclass(module = "spamnb._core", frozen)]
+struct KeyTable {
+    keys: PyBuffer<u8>,
+    weights: PyBuffer<u8>,
+    first: PyBuffer<u8>,
+    crcs: Option<PyBuffer<u8>>,
+    block: usize,
+    checked: Mutex<Vec<bool>>,
+    known: Mutex<AHashMap<Box<str>, Option<f32>>>,
+}
+
+/// Tokens looked up, remembered: mail repeats its words, so in a bulk run
+/// most lookups are one probe of this map instead of a hash and two searches
+/// through the mapped file (classify of the spamassassin test part: 90 % of
+/// lookups are repeats).  Emptied when full, so hostile mail cannot grow it.
+const KNOWN_LIMIT: usize = 1 << 18;
+
+fn bytes_of(buffer: &PyBuffer<u8>) -> &[u8] {
+    // SAFETY: the buffer is C-contiguous (checked in KeyTable::new) and held
+    // by the table, so its memory stays valid and in place while borrowed.
+    unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes()) }
+}
+
+fn contiguous(object: &Bound<'_, PyAny>) -> PyResult<PyBuffer<u8>> {
+    let buffer = PyBuffer::<u8>::get(object)?;
+    if !buffer.is_c_contiguous() {
+        return Err(PyValueError::new_err("a scoring section is not contiguous"));
+    }
+    Ok(buffer)
+}
+
+/// A lookup failure as ValueError(kind, detail): ("corrupt", block) or ("unusable", why).
+fn table_error(error: TableError) -> PyErr {
+    match error {
+        TableError::Corrupt(block) => PyValueError::new_err(("corrupt", block)),
+        TableError::Unusable(why) => PyValueError::new_err(("unusable", why)),
+    }
+}
+
+impl KeyTable {
+    fn table(&self) -> Table<'_> {
+        Table::new(bytes_of(&self.keys), bytes_of(&self.weights), bytes_of(&self.first),
+                   self.crcs.as_ref().map(bytes_of), self.block)
+            .expect("the sections were checked when the table was made")
+    }
+}
+
+#[pymethods]
+impl KeyTable {
+    #[new]
+    #[pyo3(signature = (keys, weights, block_first, block_crcs, block_size))]
+    fn new(keys: &Bound<'_, PyAny>, weights: &Bound<'_, PyAny>, block_first: &Bound<'_, PyAny>,
+           block_crcs: Option<&Bound<'_, PyAny>>, block_size: usize) -> PyResult<Self> {
+        let table = KeyTable {
+            keys: contiguous(keys)?,
+            weights: contiguous(weights)?,
+            first: contiguous(block_first)?,
+            crcs: block_crcs.map(contiguous).transpose()?,
+            block: block_size,
+            checked: Mutex::new(Vec::new()),
+            known: Mutex::new(AHashMap::new()),
+        };
+        let blocks = Table::new(bytes_of(&table.keys), bytes_of(&table.weights), bytes_of(&table.first),
+                                table.crcs.as_ref().map(bytes_of), block_size)
+            .map_err(PyValueError::new_err)?
+            .blocks();
+        *table.checked.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))? = vec![false; blocks];
+        Ok(table)
+    }
+
+    fn __len__(&self) -> usize {
+        self.table().len()
+    }
+
+    /// index(key) -> int: the entry of a token key, or -1 when the model never saw it.
+    fn index(&self, key: u64) -> PyResult<i64> {
+        let mut checked = self.checked.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
+        match self.table().index(key, &mut checked) {
+            Ok(Some(at)) => Ok(at as i64),
+            Ok(None) => Ok(-1),
+            Err(error) => Err(table_error(error)),
+        }
+    }
+
+    /// message_terms(raw, options, presence) -> (terms, known, distinct): the
+    /// whole per-message path in the core.  The message's tokens, each
+    /// distinct one once in order of first appearance, looked up; `terms` the
+    /// nonzero x_w λ_w of those the model knows (x_w: 1 when `presence`, else
+    /// the token's count), `known` how many, `distinct` the distinct tokens.
+    fn message_terms(&self, py: Python<'_>, raw: &[u8], options: &Bound<'_, PyAny>, presence: bool)
+                     -> PyResult<(Vec<f64>, usize, usize)> {
+        let options = crate::py_text::options_of(options)?;
+        let found = py.allow_threads(|| -> Result<(Vec<f64>, usize, usize), TableError> {
+            let tokens = raw_message_tokens(raw, &options);
+            let mut order: Vec<&str> = Vec::new();
+            let mut counts: AHashMap<&str, u32> = AHashMap::with_capacity(tokens.len());
+            for token in &tokens {
+                let count = counts.entry(token.as_str()).or_insert(0);
+                if *count == 0 {
+                    order.push(token.as_str());
+                }
+                *count += 1;
+            }
+            let table = self.table();
+            let poisoned = |_| TableError::Unusable("a table lock was poisoned".into());
+            let mut checked = self.checked.lock().map_err(poisoned)?;
+            let mut known = self.known.lock().map_err(|_| TableError::Unusable("a table lock was poisoned".into()))?;
+            let mut terms = Vec::new();
+            for token in &order {
+                let weight = match known.get(*token) {
+                    Some(weight) => *weight,
+                    None => {
+                        let weight = table.index(keys::token_key(token), &mut checked)?.map(|at| table.weight(at));
+                        if known.len() >= KNOWN_LIMIT {
+                            known.clear();
+                        }
+                        known.insert((*token).into(), weight);
+                        weight
+                    }
+                };
+                if let Some(weight) = weight.filter(|weight| *weight != 0.0) {
+                    let times = if presence { 1.0 } else { f64::from(counts[token]) };
+                    terms.push(f64::from(weight) * times);
+                }
+            }
+            let known = terms.len();
+            Ok((terms, known, order.len()))
+        });
+        found.map_err(table_error)
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<KeyTable>()?;
     m.add_function(wrap_pyfunction!(token_key, m)?)?;
     m.add_function(wrap_pyfunction!(token_keys, m)?)?;
     Ok(())

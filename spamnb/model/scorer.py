@@ -15,7 +15,7 @@ import os
 from ..errors import ModelError
 from .modelfile import read_model
 from .options import TrainOptions, presence_scoring
-from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_tokens
+from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_terms, score_tokens
 from ..text.tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens
 
 SCORING_SECTIONS = ("keys", "weights", "block_first", "block_crcs")
@@ -323,5 +323,15 @@ class Scorer:
 
     def score_message(self, raw: bytes, explain: bool = False,
                       cutoffs: Cutoffs | None = None) -> Score:
-        """Score one raw message (bytes as read from a file or stdin)."""
-        return self.score_tokens(self.tokens(raw), explain, cutoffs)
+        """Score one raw message (bytes as read from a file or stdin).
+
+        A plain model file scores in one call into the core (decode,
+        tokenize, key, look up: WeightTable.message_terms), the token list
+        never built in Python; explanations, chunking and a journal's live
+        weights take the token list."""
+        rule = self.rule
+        if explain or rule.chunk or not isinstance(self._table, WeightTable):
+            return self.score_tokens(self.tokens(raw), explain, cutoffs)
+        terms, known, distinct = self._table.message_terms(raw, self.options.tokenizer,
+                                                           presence_scoring(self.options.event_model))
+        return score_terms(terms, known, distinct, rule, cutoffs or self.cutoffs)

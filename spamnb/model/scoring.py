@@ -19,12 +19,9 @@ from __future__ import annotations
 import math
 import sys
 import zlib
-from bisect import bisect_left, bisect_right
 from collections import Counter
-from itertools import islice
-from operator import lt as _below
 
-from .._core import token_key, token_keys  # noqa: F401  (the key rule lives in the core: model/keys.rs)
+from .._core import KeyTable, token_key, token_keys  # noqa: F401  (keys and lookups live in the core: model/)
 
 from ..record import Record
 
@@ -225,90 +222,51 @@ def probability(log_odds: float) -> float:
 
 class WeightTable:
     """Token → λ lookups over a model's key-sorted arrays, without building a
-    dictionary: a binary search over the first key of each block, then over
-    the block (both in C, via bisect on memoryviews).  A block's keys and
-    weights are checked against their CRC the first time a lookup reads them.
+    dictionary: the core's KeyTable (core/src/model/table.rs) searches the
+    file's sections where they are mapped (a binary search over the first key
+    of each block, then over the block) and checks a block's keys and weights
+    against their CRC the first time a lookup reads them.
     """
 
     def __init__(self, keys, weights, block_first, block_crcs=None, block_size: int = 512,
                  where: str = "model") -> None:
-        self._keys = _as_native(keys, "Q")
         self._weights = _as_native(weights, "f")
-        self._first = _as_native(block_first, "Q")
-        self._crcs = None if block_crcs is None else _as_native(block_crcs, "I")
-        self._raw_keys = memoryview(keys).cast("B")
-        self._raw_weights = memoryview(weights).cast("B")
-        self._block = block_size
-        self._checked: set[int] = set()
         self._where = where
         self._known: dict[str, float | None] = {}
         # token → (index here or -1, key), for the LiveTables over this base
         # (scorer.py): kept with the base, so a process that learns again and
         # again (incremental._warm) hashes a token once, not at each learn.
         self.places: dict[str, tuple[int, int]] = {}
-        blocks = -(-len(self._keys) // block_size)
-        if len(self._weights) != len(self._keys) or len(self._first) != blocks or (
-                self._crcs is not None and len(self._crcs) != blocks):
-            raise ValueError("the scoring sections disagree in size")
-        if self._crcs is not None:
-            # A block index out of order sends lookups to the wrong block; it
-            # is small (a key per 512), so it is checked whole.  Each block's
-            # own keys are checked when a lookup first reads it (_check).
-            first = self._first.tolist()
-            if first != sorted(set(first)):
-                raise ValueError("the block index is out of order")
+        self._table = KeyTable(_as_bytes(keys), _as_bytes(weights), _as_bytes(block_first),
+                               None if block_crcs is None else _as_bytes(block_crcs), block_size)
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return len(self._table)
 
     def index(self, token: str) -> int:
         """The token's position, or -1 when the model never saw it."""
-        key = token_key(token)
-        block = bisect_right(self._first, key) - 1
-        if block < 0:
-            return -1
-        if self._crcs is not None and block not in self._checked:
-            self._check(block)
-        start = block * self._block
-        end = min(start + self._block, len(self._keys))
-        at = bisect_left(self._keys, key, start, end)
-        if at < end and self._keys[at] == key:
-            if self._crcs is not None and not math.isfinite(self._weights[at]):
-                self._unusable(f"the weight of token key {key:016x} is not a finite number")
-            return at
-        return -1
+        try:
+            return self._table.index(token_key(token))
+        except ValueError as error:
+            raise self._error(error) from None
 
-    def _check(self, block: int) -> None:
-        """The block's checksum, and what the binary search relies on: its
-        keys strictly increasing, starting at its index entry and below the
-        next block's.  The checksum proves the
-        bytes are what was written; this, that what was written is a model
-        (a file made by hand or by another tool can pass the checksum and
-        still hide a token from the search, or score NaN)."""
-        start, end = block * self._block, min((block + 1) * self._block, len(self._keys))
-        assert self._crcs is not None  # only checked blocks come here
-        if block_crc(self._raw_keys, self._raw_weights, start, end) != self._crcs[block]:
-            from ..errors import ModelError
+    def message_terms(self, raw: bytes, tokenizer, presence: bool) -> tuple[list[float], int, int]:
+        """(nonzero x_w λ_w of the known tokens in order of first appearance,
+        how many, distinct tokens) of a raw message: decoded, tokenized and
+        looked up in the core in one call."""
+        try:
+            return self._table.message_terms(raw, tokenizer, presence)
+        except ValueError as error:
+            raise self._error(error) from None
 
-            raise ModelError(f"{self._where} is corrupt (checksum mismatch in block {block}); "
-                             "restore a backup or retrain")
-        # 15 µs a block: a cold classify of a 640,000-token model reads a
-        # median 231 blocks.  (Weights that are not finite are caught per
-        # token found, in index().)
-        keys = self._keys[start:end].tolist()
-        following = self._first[block + 1] if block + 1 < len(self._first) else 1 << 64
-        # Each key below the next, pair by pair in C: sorted and unrepeated in
-        # one pass (sorting a copy and an XOR of the block as two big integers
-        # cost 3 times as much: ~40 of a cold classify's 180 million instructions).
-        if (not keys or keys[0] != self._first[block] or keys[-1] >= following
-                or not all(map(_below, keys, islice(keys, 1, None)))):
-            self._unusable(f"the keys of block {block} are out of order or repeated")
-        self._checked.add(block)
-
-    def _unusable(self, why: str):
+    def _error(self, error: ValueError):
         from ..errors import ModelError
 
-        raise ModelError(f"{self._where} is not usable ({why}); retrain it")
+        kind, detail = error.args if len(error.args) == 2 else ("unusable", error)  # the core's (kind, detail)
+        if kind == "corrupt":
+            return ModelError(f"{self._where} is corrupt (checksum mismatch in block {detail}); "
+                              "restore a backup or retrain")
+        return ModelError(f"{self._where} is not usable ({detail}); retrain it")
 
     def weight(self, index: int) -> float:
         return self._weights[index]
@@ -342,6 +300,11 @@ def block_crcs(keys: bytes, weights: bytes, block_size: int) -> list[int]:
     count = len(keys) // 8
     return [block_crc(keys, weights, start, min(start + block_size, count))
             for start in range(0, count, block_size)]
+
+
+def _as_bytes(buffer) -> memoryview:
+    """A section as the core reads it: its bytes, little-endian as stored."""
+    return memoryview(buffer).cast("B")
 
 
 def _as_native(buffer, code: str):
@@ -381,6 +344,16 @@ def judge(raw: float, rule: ScoringRule, cutoffs: Cutoffs) -> tuple[float, float
         return 0.0, 0.5, LABEL_UNSURE
     log_odds = rule.log_odds(raw)
     return log_odds, probability(log_odds), cutoffs.label(log_odds)
+
+
+def score_terms(terms: list[float], known: int, distinct: int, rule: ScoringRule, cutoffs: Cutoffs) -> Score:
+    """The Score of a message from its terms x_w λ_w (the nonzero ones of the
+    known tokens, in order of first appearance), without explanation: what
+    _score_one gives for the same message."""
+    raw, _kept = rule.raw(terms)
+    log_odds, p, label = judge(raw, rule, cutoffs)
+    return Score(log_odds=log_odds, probability=p, label=label, tokens_known=known, tokens_distinct=distinct,
+                 raw=raw, reason=too_little_evidence(known) if raw != raw else None)
 
 
 def _score_one(tokens, table, rule, presence, cutoffs, explain) -> Score:

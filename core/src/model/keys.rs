@@ -9,9 +9,10 @@
 use blake2::digest::{Update, VariableOutput};
 use blake2::Blake2bVar;
 
-/// The key of one token.
+/// The key of one token; a surrogate stand-in (crate::surrogates) is hashed
+/// as the surrogate it stands for, as Python's "surrogatepass" UTF-8.
 pub fn token_key(token: &str) -> u64 {
-    key_of_bytes(token.as_bytes())
+    key_of_bytes(&crate::surrogates::surrogatepass_bytes(token))
 }
 
 /// The key of a token's encoded bytes (UTF-8; a token read back from an old

@@ -2,3 +2,4 @@
 //! of scoring.
 
 pub mod keys;
+pub mod table;

@@ -1,0 +1,209 @@
+//! Token key → weight lookups over a model file's key-sorted sections, read
+//! where they lie (the file is mapped): a binary search over the first key of
+//! each block, then over the block.  A block's keys and weights are checked
+//! against their CRC the first time a lookup reads them, and so is what the
+//! search relies on (keys strictly increasing within the block index's
+//! bounds): a file made by hand or by another tool can pass a checksum and
+//! still hide a token from the search.  The file is little-endian; numbers
+//! are read as such on any host.
+
+/// Why a lookup could not be answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TableError {
+    /// The block's bytes are not what was written (a checksum mismatch).
+    Corrupt(usize),
+    /// The bytes are what was written, but not a usable model.
+    Unusable(String),
+}
+
+/// The four scoring sections of a model file.
+pub struct Table<'a> {
+    keys: &'a [u8],
+    weights: &'a [u8],
+    first: &'a [u8],
+    crcs: Option<&'a [u8]>,
+    block: usize,
+}
+
+fn u64_at(bytes: &[u8], index: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[8 * index..8 * index + 8]);
+    u64::from_le_bytes(word)
+}
+
+fn u32_at(bytes: &[u8], index: usize) -> u32 {
+    let mut word = [0u8; 4];
+    word.copy_from_slice(&bytes[4 * index..4 * index + 4]);
+    u32::from_le_bytes(word)
+}
+
+impl<'a> Table<'a> {
+    /// The sections as stored; their sizes must agree, and the block index
+    /// (small: a key per block) must be strictly increasing when checksums
+    /// are there to check the rest.
+    pub fn new(keys: &'a [u8], weights: &'a [u8], first: &'a [u8], crcs: Option<&'a [u8]>, block: usize)
+               -> Result<Self, String> {
+        let count = keys.len() / 8;
+        let blocks = if block == 0 { 0 } else { count.div_ceil(block) };
+        if block == 0 || keys.len() % 8 != 0 || weights.len() != 4 * count || first.len() != 8 * blocks
+            || crcs.is_some_and(|crcs| crcs.len() != 4 * blocks)
+        {
+            return Err("the scoring sections disagree in size".to_string());
+        }
+        let table = Table { keys, weights, first, crcs, block };
+        if crcs.is_some() && (1..blocks).any(|b| table.first(b - 1) >= table.first(b)) {
+            return Err("the block index is out of order".to_string());
+        }
+        Ok(table)
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len() / 8
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn blocks(&self) -> usize {
+        self.first.len() / 8
+    }
+
+    fn first(&self, block: usize) -> u64 {
+        u64_at(self.first, block)
+    }
+
+    pub fn key(&self, index: usize) -> u64 {
+        u64_at(self.keys, index)
+    }
+
+    pub fn weight(&self, index: usize) -> f32 {
+        f32::from_bits(u32_at(self.weights, index))
+    }
+
+    /// Whether lookups check blocks (the file has block checksums).
+    pub fn checks(&self) -> bool {
+        self.crcs.is_some()
+    }
+
+    /// The entry of `key`, or None when the model never saw it.  `checked`
+    /// remembers the blocks already checked (one flag a block).
+    pub fn index(&self, key: u64, checked: &mut [bool]) -> Result<Option<usize>, TableError> {
+        let blocks = self.blocks();
+        // The last block whose first key is at or below `key`.
+        let (mut low, mut high) = (0usize, blocks);
+        while low < high {
+            let middle = (low + high) / 2;
+            if self.first(middle) <= key {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        if low == 0 {
+            return Ok(None);
+        }
+        let block = low - 1;
+        if self.checks() && !checked.get(block).copied().unwrap_or(false) {
+            self.check(block)?;
+            if let Some(flag) = checked.get_mut(block) {
+                *flag = true;
+            }
+        }
+        let start = block * self.block;
+        let end = (start + self.block).min(self.len());
+        let (mut low, mut high) = (start, end);
+        while low < high {
+            let middle = (low + high) / 2;
+            if self.key(middle) < key {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        if low < end && self.key(low) == key {
+            if self.checks() && !self.weight(low).is_finite() {
+                return Err(TableError::Unusable(format!("the weight of token key {key:016x} is not a finite number")));
+            }
+            return Ok(Some(low));
+        }
+        Ok(None)
+    }
+
+    /// The block's checksum, and its keys: strictly increasing, starting at
+    /// its index entry and below the next block's.
+    fn check(&self, block: usize) -> Result<(), TableError> {
+        let start = block * self.block;
+        let end = ((block + 1) * self.block).min(self.len());
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&self.keys[8 * start..8 * end]);
+        hasher.update(&self.weights[4 * start..4 * end]);
+        let stored = self.crcs.map(|crcs| u32_at(crcs, block));
+        if Some(hasher.finalize()) != stored {
+            return Err(TableError::Corrupt(block));
+        }
+        let following = if block + 1 < self.blocks() { Some(self.first(block + 1)) } else { None };
+        let ordered = (start + 1..end).all(|i| self.key(i - 1) < self.key(i));
+        if start >= end || self.key(start) != self.first(block) || following.is_some_and(|next| self.key(end - 1) >= next)
+            || !ordered
+        {
+            return Err(TableError::Unusable(format!("the keys of block {block} are out of order or repeated")));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sections(keys: &[u64], weights: &[f32], block: usize) -> (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>) {
+        let k: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+        let w: Vec<u8> = weights.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut first = Vec::new();
+        let mut crcs = Vec::new();
+        for start in (0..keys.len()).step_by(block) {
+            let end = (start + block).min(keys.len());
+            first.extend(keys[start].to_le_bytes());
+            let mut hasher = crc32fast::Hasher::new();
+            hasher.update(&k[8 * start..8 * end]);
+            hasher.update(&w[4 * start..4 * end]);
+            crcs.extend(hasher.finalize().to_le_bytes());
+        }
+        (k, w, first, crcs)
+    }
+
+    #[test]
+    fn finds_every_key_and_no_other() {
+        let keys: Vec<u64> = (1..=1000).map(|i| i * 7).collect();
+        let weights: Vec<f32> = (1..=1000).map(|i| i as f32).collect();
+        let (k, w, f, c) = sections(&keys, &weights, 64);
+        let table = Table::new(&k, &w, &f, Some(&c), 64).unwrap();
+        let mut checked = vec![false; table.blocks()];
+        for (i, key) in keys.iter().enumerate() {
+            assert_eq!(table.index(*key, &mut checked), Ok(Some(i)));
+            assert_eq!(table.index(key + 1, &mut checked), Ok(None));
+        }
+        assert_eq!(table.index(0, &mut checked), Ok(None));
+        assert_eq!(table.weight(9), 10.0);
+    }
+
+    #[test]
+    fn a_damaged_block_is_corrupt_and_a_disordered_one_unusable() {
+        let keys: Vec<u64> = (1..=100).collect();
+        let weights = vec![1.0f32; 100];
+        let (mut k, w, f, c) = sections(&keys, &weights, 10);
+        k[8 * 25] ^= 1;
+        let table = Table::new(&k, &w, &f, Some(&c), 10).unwrap();
+        let mut checked = vec![false; table.blocks()];
+        assert_eq!(table.index(25, &mut checked), Err(TableError::Corrupt(2)));
+        assert_eq!(table.index(55, &mut checked), Ok(Some(54)));
+        let mut keys = keys.clone();
+        keys.swap(40, 41);
+        let (k, w, f, c) = sections(&keys, &weights, 10);
+        let table = Table::new(&k, &w, &f, Some(&c), 10).unwrap();
+        let mut checked = vec![false; table.blocks()];
+        assert!(matches!(table.index(42, &mut checked), Err(TableError::Unusable(_))));
+        assert!(Table::new(&k, &w[4..], &f, Some(&c), 10).is_err());
+    }
+}
