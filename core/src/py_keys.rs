@@ -176,8 +176,16 @@ impl KeyTable {
     }
 }
 
+/// json_nested_deeper_than(text: bytes, limit) -> bool: whether JSON's
+/// brackets nest deeper than `limit`, or do not nest at all.
+#[pyfunction]
+fn json_nested_deeper_than(text: &[u8], limit: usize) -> bool {
+    crate::model::meta::nested_deeper_than(text, limit)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<KeyTable>()?;
+    m.add_function(wrap_pyfunction!(json_nested_deeper_than, m)?)?;
     m.add_function(wrap_pyfunction!(token_key, m)?)?;
     m.add_function(wrap_pyfunction!(token_keys, m)?)?;
     Ok(())

@@ -216,6 +216,12 @@ fn decode_message<'py>(py: Python<'py>, raw: &[u8], wanted_header: Option<Bound<
     ])
 }
 
+/// is_mbox_from_line(line: bytes) -> bool: whether `line` starts with an mbox separator.
+#[pyfunction]
+fn is_mbox_from_line(line: &[u8]) -> bool {
+    crate::mail::mbox::is_from_line(line)
+}
+
 #[pyfunction]
 fn message_digest(raw: &[u8]) -> u64 {
     digest::message_digest(raw)
@@ -237,6 +243,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(visible, m)?)?;
     m.add_function(wrap_pyfunction!(decode_message, m)?)?;
     m.add_function(wrap_pyfunction!(message_digest, m)?)?;
+    m.add_function(wrap_pyfunction!(is_mbox_from_line, m)?)?;
     // The bounds and names the Python side and the tests read.
     m.add("MAX_PARTS", message::MAX_PARTS)?;
     m.add("MAX_DEPTH", message::MAX_DEPTH)?;

@@ -13,6 +13,7 @@ import stat
 import sys
 from collections.abc import Iterator
 
+from .._core import is_mbox_from_line  # the separator rule: core/src/mail/mbox.rs
 from ..errors import InputError
 from ..files import NotRegular, open_regular
 from ..record import Record
@@ -44,14 +45,6 @@ class _Pattern:
         return getattr(self._compiled, name)
 
 
-# An mbox separator is "From " + sender + asctime date.  Requiring weekday,
-# month, day and hh:mm keeps unescaped body lines such as "From there we
-# walked" or "From 10:30 to 11:00" (mboxo writers do not escape) from
-# splitting a message; the sender may hold spaces ("x@[1.2.3.4] [ufa]", seen
-# in the SpamAssassin corpus).
-_FROM_LINE = _Pattern(
-    rb"From \S.*?\s(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)\s+"
-    rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d{1,2}\s+\d{1,2}:\d\d")
 # A header field's name: printable ASCII but the colon (RFC 5322 2.2).
 _FIELD_NAME_BYTES = bytes(range(0x21, 0x7F)).replace(b":", b"")
 
@@ -197,10 +190,10 @@ def _is_mbox(handle) -> bool:
     head = handle.read(4096)
     handle.seek(0)
     first = head.lstrip(b"\r\n").split(b"\n", 1)[0]
-    return bool(_FROM_LINE.match(first))
+    return is_mbox_from_line(first)
 
 
-# Lines that may separate messages; _FROM_LINE decides.  Splitting whole
+# Lines that may separate messages; is_mbox_from_line decides.  Splitting whole
 # blocks with this (in C) instead of looping over lines reads the
 # spamassassin corpus (every file starts with a From_ line) 4 times faster.
 _SEPARATOR = _Pattern(rb"(?m)^From [^\n]*(?:\n|$)")
@@ -236,7 +229,7 @@ def _read_mbox(path: str, handle, skipped: list[Skipped], max_bytes: int) -> Ite
                 data, carry = data[:cut], data[cut:]
         position = 0
         for match in _SEPARATOR.finditer(data):
-            if not _FROM_LINE.match(match.group()):
+            if not is_mbox_from_line(match.group()):
                 continue
             take(data[position:match.start()])
             if number:
@@ -269,7 +262,7 @@ def _count_file(path: str) -> int:
         with open_regular(path) as handle:
             if not _is_mbox(handle):
                 return 1
-            return sum(1 for line in handle if line.startswith(b"From ") and _FROM_LINE.match(line))
+            return sum(1 for line in handle if line.startswith(b"From ") and is_mbox_from_line(line))
     except OSError:
         return 1
 

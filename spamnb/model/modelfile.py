@@ -52,6 +52,7 @@ import os
 import struct
 import zlib
 
+from .._core import json_nested_deeper_than  # linear, and spares a model open `import re`
 from .. import jsoncodec
 from ..errors import FileError, ModelError
 
@@ -541,23 +542,6 @@ def _not_usable(path, why: str) -> ModelError:
     return ModelError(f"model {path} is not usable ({why}); retrain it")
 
 
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-
-
-def _nested_deeper_than(text: bytes, limit: int) -> bool:
-    """Whether JSON brackets in `text` nest deeper than `limit` (strings
-    skipped), in a few C-speed passes: each takes out the innermost pairs."""
-    import re
-
-    brackets = re.sub(rb'"(?:[^"\\]|\\.)*"', b"", text).translate(None, _NOT_BRACKETS)
-    innermost = re.compile(rb"\[\]|\{\}")
-    for _ in range(limit):
-        if not brackets:
-            return False
-        brackets = innermost.sub(b"", brackets)
-    return bool(brackets)
-
-
 def parse_model(path, data) -> ModelFile:
     if len(data) < len(MAGIC) or data[:len(MAGIC)] != MAGIC:
         raise ModelError(f"{path} is not a spamnb model (no spamnb signature)")
@@ -578,7 +562,7 @@ def parse_model(path, data) -> ModelFile:
     meta_bytes = data[PREFIX.size:body_start]
     if zlib.crc32(meta_bytes) != meta_crc:
         raise ModelError(f"model {path} is corrupt (header checksum mismatch); restore a backup or retrain")
-    if _nested_deeper_than(bytes(meta_bytes), MAX_META_DEPTH):
+    if json_nested_deeper_than(bytes(meta_bytes), MAX_META_DEPTH):
         raise _not_usable(path, "its header is nested too deeply")
     try:
         meta = jsoncodec.loads(meta_bytes)

@@ -7,4 +7,5 @@ mod charset_tables;
 pub mod digest;
 pub mod html;
 pub mod message;
+pub mod mbox;
 pub mod mime;

@@ -2,4 +2,5 @@
 //! of scoring.
 
 pub mod keys;
+pub mod meta;
 pub mod table;
