@@ -23,8 +23,13 @@ PACKAGE = ROOT / "spamnb"
 LAYERS = ["foundation", "mail", "text", "model", "learning", "app"]
 
 # What a module's import costs at load time when it is on the scoring path.
-HEAVY = {"numpy", "scipy", "click", "rich", "jieba", "rjieba", "opencc", "matplotlib", "dask", "distributed",
-         "email", "dataclasses", "inspect"}
+HEAVY = {"numpy", "scipy", "click", "rich", "matplotlib", "dask", "distributed", "email", "dataclasses", "inspect"}
+# Test-only oracles of the core's Chinese ([test] extra): no module of spamnb
+# imports them, at load time or deferred.
+TEST_ONLY = {"jieba", "rjieba", "opencc"}
+# The Rust core: an extension module (spamnb/_core.abi3.so, built from core/),
+# with its type stubs beside it; a foundation module of no Python source.
+CORE = "spamnb._core"
 
 # The modules `spamnb classify`, `filter` and `learn` load to score or learn
 # one message in a fresh process (app/fastpath.py), and everything they
@@ -142,6 +147,44 @@ def test_the_scoring_path_loads_no_heavy_library():
                           if load_time and target.split(".")[0] in HEAVY)
              for name in path}
     assert {name: found for name, found in heavy.items() if found} == {}
+
+
+def test_the_core_is_an_extension_module_below_every_layer():
+    assert CORE not in MODULES and layer(CORE) == "foundation"
+    assert list(PACKAGE.glob("_core*.so")), "spamnb._core is not built into the package"
+    assert (PACKAGE / "_core.pyi").is_file()
+    users = {name for name in MODULES for target, _ in IMPORTS[name] if target == CORE}
+    assert {"spamnb.text.tokens", "spamnb.mail.digest", "spamnb.text.stopwords"} <= users
+
+
+def test_the_scoring_path_loads_the_core_at_load_time():
+    # The fast path scores a message in the core (decoding, tokens, keys):
+    # some module of its load-time closure imports the extension at load time.
+    path = load_time_closure(SCORING_ROOTS)
+    loaders = sorted(name for name in path if (CORE, True) in IMPORTS[name])
+    assert "spamnb.text.tokens" in loaders, loaders
+
+
+def test_the_scoring_path_loads_the_core_and_no_heavy_library_in_a_fresh_process():
+    import subprocess
+    import sys
+
+    code = ("import sys, spamnb.app.fastpath, spamnb.model.scorer; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in %r)); "
+            "print(type(sys.modules.get('spamnb._core')).__name__, "
+            "getattr(sys.modules.get('spamnb._core'), '__file__', ''))" % (sorted(HEAVY | TEST_ONLY),))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    heavy, core = done.stdout.splitlines()
+    assert heavy == "[]"
+    kind, _, file = core.partition(" ")
+    assert kind == "module" and file.endswith(".so") and file.startswith(str(PACKAGE)), core
+
+
+def test_no_module_imports_a_test_only_oracle():
+    found = {name: sorted(target for target, _ in IMPORTS[name] if target.split(".")[0] in TEST_ONLY)
+             for name in MODULES}
+    assert {name: targets for name, targets in found.items() if targets} == {}
 
 
 def test_no_two_modules_import_each_other_at_load_time():

@@ -11,7 +11,6 @@ import pwd
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
