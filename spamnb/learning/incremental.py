@@ -273,6 +273,10 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
                                         options_given, newer_than)
     if stamp is not None:
         try:
+            # Its folder is made as `mkdir -p` would (private): a first run of a
+            # cron recipe such as the README's ~/.cache/spamnb/honeypot.stamp
+            # must not fail on a fresh account.
+            os.makedirs(os.path.dirname(os.path.abspath(stamp)), mode=0o700, exist_ok=True)
             with open(stamp, "a"):
                 pass
             os.utime(stamp, (started, started))

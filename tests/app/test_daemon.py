@@ -28,23 +28,23 @@ import spamnb.model.scorer
 
 for name, value in json.loads(os.environ.get("SPAMNB_TEST_LIMITS", "{}")).items():
     setattr(spamnb.app.daemon, name, value)
-real = spamnb.model.scorer.message_tokens
+real = spamnb.model.scorer.Scorer.score_message
 
 
-def misbehaving(message, options):
-    if ("subject", "stall") in message.headers:
+def misbehaving(self, raw, *args, **kwargs):
+    if b"\\nSubject: stall\\n" in raw:
         while True:  # never returns, never checks a clock: the alarm stops it
             pass
-    if ("subject", "stall deaf") in message.headers:
+    if b"\\nSubject: stall deaf\\n" in raw:
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
         while True:  # the alarm cannot reach it: only the watchdog can
             pass
-    if ("subject", "crash") in message.headers:
+    if b"\\nSubject: crash\\n" in raw:
         os._exit(3)
-    return real(message, options)
+    return real(self, raw, *args, **kwargs)
 
 
-spamnb.model.scorer.message_tokens = misbehaving
+spamnb.model.scorer.Scorer.score_message = misbehaving
 from spamnb.app.fastpath import main
 main(sys.argv[1:])
 """

@@ -29,17 +29,17 @@ STALLING_ENTRY_POINT = """
 import sys
 import spamnb.model.scorer
 
-real = spamnb.model.scorer.message_tokens
+real = spamnb.model.scorer.Scorer.score_message
 
 
-def stalling(message, options):
-    if ("subject", "stall") in message.headers:
+def stalling(self, raw, *args, **kwargs):
+    if b"\\nSubject: stall\\n" in raw:
         while True:  # never returns, never checks a clock
             pass
-    return real(message, options)
+    return real(self, raw, *args, **kwargs)
 
 
-spamnb.model.scorer.message_tokens = stalling
+spamnb.model.scorer.Scorer.score_message = stalling
 from spamnb.app.fastpath import main
 main(sys.argv[1:])
 """

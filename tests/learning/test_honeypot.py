@@ -23,11 +23,12 @@ def test_since_stamp_reads_only_what_came_after_the_last_run(tmp_path, sample_mo
         target = honeypot / f"{index}.eml"
         target.write_bytes(message.read_bytes() + b"\nhoneypot copy\n")
         os.utime(target, (past, past))
-    stamp = tmp_path / "honeypot.stamp"
+    stamp = tmp_path / "cache" / "spamnb" / "honeypot.stamp"  # its folder made on first use, as mkdir -p
     first = run_spamnb("learn", "--spam", tmp_path / "honeypot", "--since-stamp", stamp, "--model", model)
     assert first.returncode == 0, first.stderr
     assert first.stdout.decode().splitlines()[0] == "learned 3 spam + 0 ham"
     assert stamp.exists() and abs(stamp.stat().st_mtime - time.time()) < 120
+    assert stamp.parent.stat().st_mode & 0o777 == 0o700
     newer = honeypot / "3.eml"
     newer.write_bytes(SPAM[3].read_bytes() + b"\nhoneypot copy\n")
     arrived = stamp.stat().st_mtime + 0.1  # after the first run began, before the second
