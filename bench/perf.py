@@ -1,14 +1,14 @@
 """Speed, memory and size of spamnb against bogofilter and scikit-learn (issue 4).
 
-One run measures every target of issue 4 on this machine, with the peers
+One run measures every speed target (issues 4 and 28) on this machine, with the peers
 run in the same run, so that the ratios hold whatever the machine:
 
   cold-en      cold `spamnb classify --model M MSG` (fresh process), English
-               mail, model trained on spamassassin: median ms ≤ 30.  Peers:
+               mail, model trained on spamassassin: median ≤ 2× `python -c pass`.  Peers:
                bogofilter cold (`bogofilter -d DB < MSG`), `python -c pass`,
                `python -S -c pass`, the sklearn MNB script.
   cold-zh      the same for Chinese mail (a ccert_zh message; the same
-               spamassassin-trained models): ≤ 150 ms.
+               spamassassin-trained models): ≤ 2× `python -c pass`.
   cold-size    cold classify of the same English message with models of
                ~10 k, 100 k and 1 M tokens (trained on synthetic mail):
                flat, largest / smallest ≤ 1.2.
@@ -16,10 +16,10 @@ run in the same run, so that the ratios hold whatever the machine:
                `spamnb classify --server S MSG`: median ≤ bogofilter cold.
   bulk-en      `spamnb classify -j N --format jsonl DIR` on spamassassin's
                30 %: msg/s ≥ 1.5 × bogofilter's (`bogofilter -d DB -T -b`).
-  bulk-zh      the same on ccert_zh: ≥ 1,500 msg/s.
+  bulk-zh      the same on ccert_zh: ≥ 1.5 × bogofilter's.
   train-en     `spamnb train -j N --spam S --ham H --model M` on
                spamassassin's 70 %: msg/s ≥ bogofilter's (`-s -b` + `-n -b`).
-  train-zh     the same on ccert_zh: ≥ 1,200 msg/s.
+  train-zh     the same on ccert_zh: ≥ bogofilter's.
   train-memory peak memory of `spamnb train -j N` on 75,000 synthetic
                messages: ≤ 300 MB.
   model-size   model file ≤ bogofilter's wordlist.db for the same training set.
@@ -576,12 +576,8 @@ def measure_train(bench: Bench, name: str) -> list[Result]:
     result.peers = "; ".join(peers) or "–"
     if bogofilter_rate:
         result.ratio = f"{value / bogofilter_rate:.2f}× bogofilter"
-    if name == "spamassassin":
-        result.target = "≥ 1× bogofilter"
-        met = bogofilter_rate is not None and value >= bogofilter_rate
-    else:
-        result.target = "≥ 1,200 msg/s"
-        met = value >= 1200
+    result.target = "≥ 1× bogofilter"
+    met = bogofilter_rate is not None and value >= bogofilter_rate
     result.status = verdict(met) if bench.features["train -j"] else f"{NOT_AVAILABLE} (-j); {verdict(met)}"
     result.notes.append(f"{title}: {corpus.train_count:,} messages in {done.seconds:.2f} s")
     return [result]
@@ -631,11 +627,13 @@ def measure_cold(bench: Bench, name: str) -> list[Result]:
         commands["sklearn MNB"] = (bench.python + [str(BENCH / "sklearn_mnb.py"), "classify", "--model",
                                                    str(pickle), str(message)], bench.env, None, (0,))
     medians = latencies(commands, bench.repeat)
-    limit = 0.030 if name == "spamassassin" else 0.150
+    # The same venv's bare interpreter start, measured in the same run: what
+    # no Python program can beat, so the target is a ratio to it.
+    limit = 2 * medians["python -c pass"]
     value = medians.pop("spamnb")
     result = Result(f"cold classify, {language} (1 message)", ms(value),
                     "; ".join(f"{tool} {ms(seconds)}" for tool, seconds in medians.items()),
-                    target=f"≤ {limit * 1000:.0f} ms", status=verdict(value <= limit))
+                    target="≤ 2× python -c pass", status=verdict(value <= limit))
     if "bogofilter" in medians:
         result.ratio = f"{value / medians['bogofilter']:.1f}× bogofilter"
     result.notes.append(f"cold classify, {language}: median of {bench.repeat} runs on {message.name} "
@@ -763,12 +761,8 @@ def measure_bulk(bench: Bench, name: str) -> list[Result]:
                                                     str(pickle), "--list", str(test_list)], bench.env)
         peers.append(f"sklearn MNB {rate(count / learned.seconds)}")
     result.peers = "; ".join(peers) or "–"
-    if name == "spamassassin":
-        result.target = "≥ 1.5× bogofilter"
-        met = bogofilter_rate is not None and value >= 1.5 * bogofilter_rate
-    else:
-        result.target = "≥ 1,500 msg/s"
-        met = value >= 1500
+    result.target = "≥ 1.5× bogofilter"
+    met = bogofilter_rate is not None and value >= 1.5 * bogofilter_rate
     result.status = verdict(met) if parallel else f"{NOT_AVAILABLE} (-j); {verdict(met)}"
     lines = done.stdout.count(b"\n")
     result.notes.append(f"{title}: {count:,} messages in {done.seconds:.2f} s"
@@ -847,7 +841,7 @@ def measure_learn(bench: Bench) -> list[Result]:
     value = medians["spamnb"]
     first = Result("learn one message, spamassassin model", f"{ms(value)}, {mb(medians['peak'])} peak",
                    f"bogofilter {ms(medians['bogofilter'])}" if "bogofilter" in medians else "–",
-                   target="≤ 50 ms", status=verdict(value <= 0.050))
+                   target="≤ 20 ms", status=verdict(value <= 0.020))
     if "bogofilter" in medians:
         first.ratio = f"{value / medians['bogofilter']:.1f}× bogofilter"
     first.notes.append(f"learn one message: median of {bench.repeat} fresh `spamnb learn --spam` runs, each a "
@@ -857,8 +851,8 @@ def measure_learn(bench: Bench) -> list[Result]:
     big, size, trained = size_model(bench, tokens)
     big_medians = learn_latencies(bench, big, messages, None)
     second = Result(f"learn one message, model of {size:,} tokens",
-                    f"{ms(big_medians['spamnb'])}, {mb(big_medians['peak'])} peak", target="≤ 50 ms",
-                    status=verdict(big_medians["spamnb"] <= 0.050))
+                    f"{ms(big_medians['spamnb'])}, {mb(big_medians['peak'])} peak", target="≤ 20 ms",
+                    status=verdict(big_medians["spamnb"] <= 0.020))
     second.notes.append(f"learn into a model of {size:,} tokens ({trained:,} synthetic messages, "
                         f"{mb(big.stat().st_size)}): median {ms(big_medians['spamnb'])}")
     return [first, second]
