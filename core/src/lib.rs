@@ -22,8 +22,21 @@ use pyo3::prelude::*;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// _panic(why): panics, for the tests of how Python turns a panic of the
+/// core into a verdict or an error (nothing else calls it).
+#[pyfunction]
+fn _panic(why: &str) {
+    panic!("{why}");
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A panic reaches Python as PanicException, its message with it, and each
+    // front end reports it in its own way (app/verdict.py); the default hook
+    // would also print a Rust backtrace note into a mail system's log.
+    std::panic::set_hook(Box::new(|_| {}));
+    m.add("PanicException", m.py().get_type::<pyo3::panic::PanicException>())?;
+    m.add_function(wrap_pyfunction!(_panic, m)?)?;
     py_mail::register(m)?;
     py_charsets::register(m)?;
     py_html::register(m)?;

@@ -273,7 +273,7 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
         return _pass_through(delivery)
     try:
         from ..model.scorer import Scorer
-        from .verdict import judge
+        from .verdict import core_failed, judge
 
         problem = field_name_problem(header_name)
         if problem:
@@ -285,6 +285,8 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
         except ValueError as error:
             raise ValueError(f"cutoffs: {error}") from None
         score = judge(scorer, head, timeout, cutoffs=cutoffs)
+        if core_failed(score):  # a bug, not a verdict: the mail goes through untagged, 75
+            raise RuntimeError(score.reason)
         try:
             tagged = head
             for name, value in status_fields(score, cutoffs, os.path.basename(model_path), header_name,
