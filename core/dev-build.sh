@@ -8,4 +8,7 @@ profile=debug
 if [ "${1:-}" = "--release" ]; then profile=release; set -- --release; else set --; fi
 cargo build --features extension-module "$@"
 target="${CARGO_TARGET_DIR:-target}"
-cp "$target/$profile/libspamnb_core.so" ../spamnb/_core.abi3.so
+# Copied beside it and renamed over it: a running process keeps the old file
+# it has mapped, where writing into that file in place could crash it.
+cp "$target/$profile/libspamnb_core.so" ../spamnb/.core.so.new
+mv -f ../spamnb/.core.so.new ../spamnb/_core.abi3.so

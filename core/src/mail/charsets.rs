@@ -328,20 +328,28 @@ impl Dbcs {
             }
             let encoding = self.encoding();
             let mut table = vec![0u32; 126 * CELL_TRAILS];
+            // Each cell decoded into a buffer on the stack: the table is built
+            // at a process's first message in the codec (or first sniff), so
+            // an allocation per cell (24,000 of them) was a cold start's cost.
+            let mut written = [0u8; 16];
             for lead in 0x81..=0xFEu8 {
                 if !self.is_lead(lead) {
                     continue;
                 }
                 for trail in 0x40..=0xFEu8 {
                     let pair = [lead, trail];
-                    if let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(&pair) {
-                        let mut chars = text.chars();
-                        table[cell_index(lead, trail)] = match (chars.next(), chars.next(), chars.next()) {
-                            (Some(c), None, _) => c as u32,
-                            (Some(_), Some(_), None) => PAIR,
-                            _ => 0,
-                        };
+                    let mut decoder = encoding.new_decoder_without_bom_handling();
+                    let (result, read, length) = decoder.decode_to_utf8_without_replacement(&pair, &mut written, true);
+                    if !matches!(result, encoding_rs::DecoderResult::InputEmpty) || read != pair.len() {
+                        continue;
                     }
+                    let text = std::str::from_utf8(&written[..length]).unwrap_or("");
+                    let mut chars = text.chars();
+                    table[cell_index(lead, trail)] = match (chars.next(), chars.next(), chars.next()) {
+                        (Some(c), None, _) => c as u32,
+                        (Some(_), Some(_), None) => PAIR,
+                        _ => 0,
+                    };
                 }
             }
             for &(bytes, code) in corrections(self.name()) {
