@@ -12,12 +12,5 @@ a field holding it is taken out of the digest and never tokenized.
 
 from __future__ import annotations
 
-import re
-
 from .._core import STATUS_HEADER, STATUS_VALUE, message_digest  # noqa: F401
 
-
-def status_header_pattern(name: str = STATUS_HEADER) -> re.Pattern:
-    """Lines of the named header field, folded continuation lines included."""
-    return re.compile(rb"^" + re.escape(name.encode("ascii")) + rb":[^\n]*\n(?:[ \t][^\n]*\n)*",
-                      re.IGNORECASE | re.MULTILINE)
