@@ -1036,26 +1036,7 @@ impl<'a> Reducer<'a> {
         let b = self.b;
         let n = b.len();
         // `([a-zA-Z][^\t\n\r\f />\x00]*)(?:\s|/(?!>))*` from i + 1
-        let mut name_end = i + 2;
-        while name_end < n
-            && !matches!(
-                b[name_end],
-                b'\t' | b'\n' | b'\r' | 0x0c | b' ' | b'/' | b'>' | 0
-            )
-        {
-            name_end += 1;
-        }
-        let mut k = name_end;
-        loop {
-            let len = space_len(b, k, n);
-            if len > 0 {
-                k += len;
-            } else if k < n && b[k] == b'/' && b.get(k + 1) != Some(&b'>') {
-                k += 1;
-            } else {
-                break;
-            }
-        }
+        let (name_end, mut k) = name_and_blanks(b, i + 2);
         // Read unbounded, the attributes from k were stepped over when the
         // tag's end was located (k is where they start there too, or, after
         // a "/" before ">", where none starts): where they stop is known,
@@ -1187,26 +1168,7 @@ impl<'a> Reducer<'a> {
                 }
                 return Ok(self.parse_bogus_comment(i));
             }
-            let mut name_end = i + 3;
-            while name_end < n
-                && !matches!(
-                    b[name_end],
-                    b'\t' | b'\n' | b'\r' | 0x0c | b' ' | b'/' | b'>' | 0
-                )
-            {
-                name_end += 1;
-            }
-            let mut k = name_end;
-            loop {
-                let len = space_len(b, k, n);
-                if len > 0 {
-                    k += len;
-                } else if k < n && b[k] == b'/' && b.get(k + 1) != Some(&b'>') {
-                    k += 1;
-                } else {
-                    break;
-                }
-            }
+            let (name_end, k) = name_and_blanks(b, i + 3);
             // the name cannot pass the ">" found above, so this finds it
             let gt = self.gt.find(text, k);
             let name = lower(&text[i + 2..name_end]);
@@ -1253,6 +1215,30 @@ fn cut_simple_tags(text: &str) -> Cow<'_, str> {
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
+}
+
+
+/// A tag name's end and what follows its blanks and lone slashes:
+/// `[^\t\n\r\f />\x00]*(?:\s|/(?!>))*` from `from`, just after the name's
+/// first letter (start and end tags read their names alike).
+fn name_and_blanks(b: &[u8], from: usize) -> (usize, usize) {
+    let n = b.len();
+    let mut name_end = from;
+    while name_end < n && !matches!(b[name_end], b'\t' | b'\n' | b'\r' | 0x0c | b' ' | b'/' | b'>' | 0) {
+        name_end += 1;
+    }
+    let mut k = name_end;
+    loop {
+        let len = space_len(b, k, n);
+        if len > 0 {
+            k += len;
+        } else if k < n && b[k] == b'/' && b.get(k + 1) != Some(&b'>') {
+            k += 1;
+        } else {
+            break;
+        }
+    }
+    (name_end, k)
 }
 
 #[cfg(test)]
