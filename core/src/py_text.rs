@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFrozenSet, PyList, PyString, PyTuple};
 
 use crate::mail::message::DecodedMessage;
+use crate::surrogates::{from_surrogatepass, surrogatepass_bytes};
 use crate::text::normalise as norm;
 use crate::text::tokens::{self, Budget, HanText, TokenizerOptions};
 
@@ -28,7 +29,7 @@ fn begin() {
 }
 
 /// A Python str as Rust text; its lone surrogates (surrogate escapes of
-/// 8-bit bytes) carried by their stand-ins (normalise::from_surrogatepass).
+/// 8-bit bytes) carried by their stand-ins (crate::surrogates).
 pub(crate) fn text_of(value: &Bound<'_, PyAny>) -> PyResult<String> {
     let string = value.downcast::<PyString>()?;
     match string.to_str() {
@@ -36,7 +37,7 @@ pub(crate) fn text_of(value: &Bound<'_, PyAny>) -> PyResult<String> {
         Err(_) => {
             SAW_SURROGATES.with(|saw| saw.set(true));
             let encoded = string.call_method1("encode", ("utf-8", "surrogatepass"))?;
-            Ok(norm::from_surrogatepass(encoded.downcast::<PyBytes>()?.as_bytes()))
+            Ok(from_surrogatepass(encoded.downcast::<PyBytes>()?.as_bytes()))
         }
     }
 }
@@ -46,16 +47,13 @@ pub(crate) fn py_text<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, P
     if !SAW_SURROGATES.with(|saw| saw.get()) {
         return Ok(PyString::new(py, text).into_any());
     }
-    match norm::surrogatepass_bytes(text) {
-        std::borrow::Cow::Borrowed(_) => Ok(PyString::new(py, text).into_any()),
-        std::borrow::Cow::Owned(bytes) => PyBytes::new(py, &bytes).call_method1("decode", ("utf-8", "surrogatepass")),
-    }
+    py_text_of_stand_ins(py, text)
 }
 
 /// Rust text as a Python str, every stand-in turned back into its surrogate
 /// (text the core made from raw bytes, such as a decoded address).
 pub(crate) fn py_text_of_stand_ins<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    match norm::surrogatepass_bytes(text) {
+    match surrogatepass_bytes(text) {
         std::borrow::Cow::Borrowed(_) => Ok(PyString::new(py, text).into_any()),
         std::borrow::Cow::Owned(bytes) => PyBytes::new(py, &bytes).call_method1("decode", ("utf-8", "surrogatepass")),
     }

@@ -13,6 +13,11 @@
 /// The first code point standing for a surrogate (U+D800).
 pub const SURROGATE_BASE: u32 = 0x10F800;
 
+/// The stand-in of a surrogate (U+D800..U+DFFF).
+pub fn stand_in(surrogate: u32) -> char {
+    char::from_u32(SURROGATE_BASE + (surrogate - 0xD800)).unwrap_or('\u{fffd}')
+}
+
 /// Text of "surrogatepass" UTF-8 (Python's `str.encode("utf-8",
 /// "surrogatepass")`), each surrogate as its stand-in; anything else that
 /// is not UTF-8 becomes U+FFFD.
@@ -33,7 +38,7 @@ pub fn from_surrogatepass(bytes: &[u8]) -> String {
                     && (0x80..=0xBF).contains(&rest[2])
                 {
                     let surrogate = 0xD000 | (u32::from(rest[1] & 0x3F) << 6) | u32::from(rest[2] & 0x3F);
-                    out.push(char::from_u32(SURROGATE_BASE + (surrogate - 0xD800)).unwrap_or('\u{fffd}'));
+                    out.push(stand_in(surrogate));
                     rest = &rest[3..];
                 } else {
                     out.push('\u{fffd}');
@@ -54,7 +59,9 @@ pub fn stood_for(c: char) -> Option<u32> {
 /// Python's `text.encode("utf-8", "surrogatepass")` of text whose
 /// surrogates are carried by their stand-ins: the bytes a token's key hashes.
 pub fn surrogatepass_bytes(text: &str) -> std::borrow::Cow<'_, [u8]> {
-    if !text.chars().any(|c| stood_for(c).is_some()) {
+    // Every stand-in's UTF-8 starts with F4 (plane 16): a byte search spares
+    // the common case, a token without one, the decoding of its characters.
+    if memchr::memchr(0xF4, text.as_bytes()).is_none() || !text.chars().any(|c| stood_for(c).is_some()) {
         return std::borrow::Cow::Borrowed(text.as_bytes());
     }
     let mut out = Vec::with_capacity(text.len());

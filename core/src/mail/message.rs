@@ -7,7 +7,7 @@
 //! visible text, and the type and file name of each attachment (never its
 //! bytes).
 
-use crate::surrogates::SURROGATE_BASE;
+use crate::surrogates::stand_in;
 use super::addresses::{parse_addresses, units_of_bytes};
 use super::charsets::decode_text;
 use super::html::{html_to_text, Budget};
@@ -379,10 +379,10 @@ fn unfold(value: &[u8]) -> Vec<u8> {
 pub fn address_text(units: &[u32]) -> String {
     units
         .iter()
-        .map(|&u| {
-            char::from_u32(u)
-                .or_else(|| (0xD800..0xE000).contains(&u).then(|| char::from_u32(SURROGATE_BASE + (u - 0xD800))).flatten())
-                .unwrap_or('\u{fffd}')
+        .map(|&u| match char::from_u32(u) {
+            Some(c) => c,
+            None if (0xD800..0xE000).contains(&u) => stand_in(u),
+            None => '\u{fffd}',
         })
         .collect()
 }

@@ -45,7 +45,7 @@ impl<'a> Table<'a> {
                -> Result<Self, String> {
         let count = keys.len() / 8;
         let blocks = if block == 0 { 0 } else { count.div_ceil(block) };
-        if block == 0 || keys.len() % 8 != 0 || weights.len() != 4 * count || first.len() != 8 * blocks
+        if block == 0 || !keys.len().is_multiple_of(8) || weights.len() != 4 * count || first.len() != 8 * blocks
             || crcs.is_some_and(|crcs| crcs.len() != 4 * blocks)
         {
             return Err("the scoring sections disagree in size".to_string());

@@ -1086,6 +1086,15 @@ pub fn message_tokens_with(message: &DecodedMessage, options: &TokenizerOptions,
     out
 }
 
+
+/// All tokens of a raw message: decoded (mail::message::decode_message,
+/// reading only the header fields `options` wants), then tokenized.  The
+/// whole per-message path in one call, with no Python in between.
+pub fn raw_message_tokens(raw: &[u8], options: &TokenizerOptions) -> Vec<String> {
+    let message = crate::mail::message::decode_message(raw, &|name| options.wants_header(name));
+    message_tokens(&message, options)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1201,12 +1210,4 @@ mod tests {
             assert!(start.elapsed().as_secs_f64() < 20.0, "{}", &text[..10]);
         }
     }
-}
-
-/// All tokens of a raw message: decoded (mail::message::decode_message,
-/// reading only the header fields `options` wants), then tokenized.  The
-/// whole per-message path in one call, with no Python in between.
-pub fn raw_message_tokens(raw: &[u8], options: &TokenizerOptions) -> Vec<String> {
-    let message = crate::mail::message::decode_message(raw, &|name| options.wants_header(name));
-    message_tokens(&message, options)
 }
