@@ -35,7 +35,7 @@ class FieldName(click.ParamType):
     name = "NAME"
 
     def convert(self, value, param, ctx):
-        from .filtering import field_name_problem
+        from ..mail.headerfield import field_name_problem
 
         problem = field_name_problem(value)
         if problem:
@@ -68,7 +68,7 @@ class HeaderSpec(click.ParamType):
     def convert(self, value, param, ctx):
         import difflib
 
-        from .filtering import field_name_problem
+        from ..mail.headerfield import field_name_problem
         from ..text.tokens import HEADER_PRESETS
 
         known = sorted(KNOWN_HEADER_FIELDS | set(HEADER_PRESETS))

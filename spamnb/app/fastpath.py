@@ -219,22 +219,27 @@ def _exit(status: int) -> None:
     os._exit(status)
 
 
+def run_full_cli(args: list[str]) -> None:
+    """The click command line, imported only when a command needs it."""
+    from .cli import main as full_main
+
+    full_main(args)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     if is_filter(args):
         # The message is handed back whatever fails, the command line included.
         from .filtering import main as filter_main
 
-        sys.exit(filter_main(args))
+        sys.exit(filter_main(args, run_full_cli))
     wanted, command = parse_classify(args), classify
     if wanted is None:
         wanted, command = parse_learn(args), learn
     from .config import in_effect
 
     if wanted is None or in_effect():
-        from .cli import main as full_main
-
-        full_main(args)
+        run_full_cli(args)
         return
     try:  # the C module: signal.py wraps it in enums, 0.9 ms of start-up
         import _signal as signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs

@@ -38,6 +38,8 @@ from __future__ import annotations
 import math
 import zlib
 
+from ..mail.headerfield import with_status_header
+
 MAX_HEAD = 8192
 THRESHOLD = 5.0
 BODY_METHODS = frozenset({"CHECK", "SYMBOLS", "REPORT", "REPORT_IFSPAM", "PROCESS", "HEADERS", "TELL"})
@@ -135,8 +137,6 @@ def spam_status(score, cutoffs, version: str) -> list[tuple[str, str]]:
 
 def with_spam_headers(raw: bytes, fields: list[tuple[str, str]]) -> bytes:
     """`raw` with each field at the end of its header block, older copies (forged or stale) removed."""
-    from .filtering import with_status_header
-
     for name, value in fields:
         raw = with_status_header(raw, value, name)
     return raw

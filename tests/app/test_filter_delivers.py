@@ -23,7 +23,7 @@ import pytest
 
 from conftest import SAMPLE, run_spamnb
 from spamnb import _core
-from spamnb.app.filtering import with_status_header
+from spamnb.mail.headerfield import with_status_header
 
 SPAM_FILE = SAMPLE / "maildir" / "spam" / "new" / "1739205492.M2P4102.sample"
 HEADER = b"X-Spamnb-Status"

@@ -8,7 +8,7 @@ import numpy as np
 
 from conftest import CORPORA, SAMPLE, run_spamnb
 from spamnb.mail.digest import message_digest
-from spamnb.app.filtering import with_status_header
+from spamnb.mail.headerfield import with_status_header
 from spamnb.model.model import Model
 from spamnb.mail.sources import read_messages
 
