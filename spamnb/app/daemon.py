@@ -59,12 +59,10 @@ import struct
 import time
 
 from ..errors import OptionError
-from .server import (HEADER, LEARN_BIT, LEARN_COUNTS, MAX_CONNECTIONS, MAX_LEARN_LINE, _SEND_FLAGS, _error, _reason,
-                     _reply, log)
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from ..model.scorer import Scorer
+from .answering import failure_reply, refused_reply, worker_main
+from .modelholder import ModelHolder
+from .server import HEADER, LEARN_BIT, MAX_CONNECTIONS, MAX_LEARN_LINE, _SEND_FLAGS, _error, _reason, log
+from .sockets import Listener, check_not_serving, listen_at, own_directory, remove_if_ours, spamd_listener
 
 IDLE_SECONDS = 60.0          # a connection with nothing in progress this long is closed
 READ_SECONDS = 30.0          # a request must arrive whole this soon after its first byte
@@ -103,7 +101,7 @@ def serve(model_path: str, socket_path: str, *, timeout: float | None = None, wo
     if len(os.fsencode(socket_path)) > 100:
         raise OptionError(f"socket path {socket_path} is too long for a Unix socket (100 bytes at most)")
     directory = os.path.dirname(os.path.abspath(socket_path))
-    _own_directory(directory)
+    own_directory(directory)
     # The lock, held while serving, keeps two servers from both taking a stale
     # socket for theirs; the connect probe then catches any other listener.
     lock = os.open(socket_path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -112,10 +110,10 @@ def serve(model_path: str, socket_path: str, *, timeout: float | None = None, wo
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise OptionError(f"another spamnb serve is already running on {socket_path}") from None
-        _check_not_serving(socket_path)
+        check_not_serving(socket_path)
         holder = ModelHolder(model_path)
         _warm_up(holder.model)
-        listener, identity = _listen(socket_path, directory)
+        listener, identity = listen_at(socket_path, directory)
         listeners, owned = [Listener(listener)], [(socket_path, identity)]
         try:
             if spamd:
@@ -124,7 +122,7 @@ def serve(model_path: str, socket_path: str, *, timeout: float | None = None, wo
                 if identity_spamd:
                     owned.append((spamd, identity_spamd))
         except OptionError:
-            _remove_if_ours(socket_path, identity)
+            remove_if_ours(socket_path, identity)
             listener.close()
             raise
         daemon = Daemon(listeners, holder, MAX_MESSAGE_BYTES, timeout=timeout, workers=workers,
@@ -145,7 +143,7 @@ def serve(model_path: str, socket_path: str, *, timeout: float | None = None, wo
             daemon.run()
         finally:
             for path, own in owned:
-                _remove_if_ours(path, own)
+                remove_if_ours(path, own)
             daemon.stop()
             signal.set_wakeup_fd(-1)
             for signum, handler in previous.items():
@@ -153,126 +151,6 @@ def serve(model_path: str, socket_path: str, *, timeout: float | None = None, wo
         log(f"stopped ({daemon.stop_reason}); {daemon.answered:,} messages scored")
     finally:
         os.close(lock)
-
-
-def spamd_listener(address: str, allow=()) -> tuple[Listener, tuple | None]:
-    """A listening socket for SPAMC clients at `address`: a path (a Unix socket,
-    served to this user only, like the main one) or `[HOST:]PORT` (TCP, on
-    127.0.0.1 unless HOST is given, served to the networks in `allow`, by
-    default loopback only).  Returns the listener and, for a Unix socket, its identity."""
-    import ipaddress
-
-    if "/" in address:
-        directory = os.path.dirname(os.path.abspath(address))
-        _own_directory(directory)
-        _check_not_serving(address)
-        sock, identity = _listen(address, directory)
-        return Listener(sock, "spamd"), identity
-    host, _, port_text = address.rpartition(":")
-    host = host.strip("[]") or "127.0.0.1"
-    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise OptionError(f"--spamd {address}: give a socket path or [HOST:]PORT, e.g. 783 or 127.0.0.1:783")
-    try:
-        networks = [ipaddress.ip_network(item, strict=False) for item in allow] or \
-            [ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128")]
-    except ValueError as error:
-        raise OptionError(f"--spamd-allow: {error}") from None
-    try:
-        infos = socket.getaddrinfo(host, int(port_text), type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
-    except socket.gaierror:
-        raise OptionError(f"--spamd {address}: {host} is not an IP address") from None
-    family, kind, proto, _, where = infos[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(where)
-        sock.listen(MAX_CONNECTIONS)
-    except OSError as error:
-        sock.close()
-        raise OptionError(f"cannot listen for spamd clients on {address}: {_reason(error)}") from None
-    sock.setblocking(False)
-    return Listener(sock, "spamd", networks), None
-
-
-def _own_directory(directory: str) -> None:
-    """Create `directory` with mode 0700, or check an existing one is ours and closed to writers."""
-    import stat
-
-    try:
-        os.mkdir(directory, 0o700)
-    except FileExistsError:
-        pass
-    except OSError as error:
-        raise OptionError(f"cannot create the socket directory {directory}: {_reason(error)}") from None
-    info = os.stat(directory)
-    if not stat.S_ISDIR(info.st_mode):
-        raise OptionError(f"{directory} is not a directory")
-    # Whoever can write to the directory can put their own socket in our place.
-    if info.st_uid != os.geteuid():
-        raise OptionError(f"refusing the socket directory {directory}: it belongs to uid {info.st_uid}, "
-                          "not to you; choose another --socket")
-    if info.st_mode & 0o022:
-        raise OptionError(f"refusing the socket directory {directory}: others can write to it "
-                          f"(mode {stat.S_IMODE(info.st_mode):o}); choose another --socket")
-
-
-def _check_not_serving(path: str) -> None:
-    """Raise OptionError if something listens on `path`; a stale socket file is left to be replaced."""
-    import stat
-
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if not stat.S_ISSOCK(info.st_mode):
-        raise OptionError(f"{path} exists and is not a socket; remove it or choose another --socket")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(2.0)
-    try:
-        probe.connect(path)
-    except (ConnectionRefusedError, FileNotFoundError):
-        return  # a server that died without cleaning up
-    except OSError:
-        pass  # a full backlog or a slow listener: still a live one
-    finally:
-        probe.close()
-    raise OptionError(f"a server is already listening on {path}; stop it first or choose another --socket")
-
-
-def _listen(path: str, directory: str):
-    """A listening socket that appears at `path` with mode 0600, atomically; and its (dev, inode)."""
-    temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}")
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        if os.path.lexists(temporary):
-            os.unlink(temporary)
-        # Bound under a private name and renamed into place, so a client never
-        # finds the path with a socket that is not yet listening or not yet 0600.
-        mask = os.umask(0o177)
-        try:
-            listener.bind(temporary)
-        finally:
-            os.umask(mask)
-        os.chmod(temporary, 0o600)
-        listener.listen(MAX_CONNECTIONS)
-        os.rename(temporary, path)
-        info = os.lstat(path)
-    except OSError as error:
-        listener.close()
-        if os.path.lexists(temporary):
-            os.unlink(temporary)
-        raise OptionError(f"cannot listen on {path}: {_reason(error)}") from None
-    listener.setblocking(False)
-    return listener, (info.st_dev, info.st_ino)
-
-
-def _remove_if_ours(path: str, identity) -> None:
-    try:
-        info = os.lstat(path)
-        if (info.st_dev, info.st_ino) == identity:
-            os.unlink(path)
-    except OSError:
-        pass
 
 
 def _warm_up(model) -> None:
@@ -284,16 +162,6 @@ def _warm_up(model) -> None:
 def default_workers() -> int:
     """One worker per core, and at least two, so one slow message never stops the rest."""
     return max(2, os.cpu_count() or 1)
-
-
-class Listener:
-    """A listening socket, the protocol its clients speak ("spamnb" or "spamd"),
-    and for TCP the networks allowed to connect (a Unix socket checks the uid)."""
-
-    def __init__(self, sock, protocol: str = "spamnb", allowed=None) -> None:
-        self.sock = sock
-        self.protocol = protocol
-        self.allowed = allowed  # None: a Unix socket
 
 
 class _Connection:
@@ -484,7 +352,7 @@ class Daemon:
                 log(refusal)
                 try:
                     sock.setblocking(False)
-                    sock.send(_refused(listener.protocol), _SEND_FLAGS)
+                    sock.send(refused_reply(listener.protocol), _SEND_FLAGS)
                 except OSError:
                     pass
                 sock.close()
@@ -762,7 +630,7 @@ class Daemon:
             try:
                 parent_end.close()
                 self._close_in_worker()
-                _worker_main(child_end, self.holder, self.timeout, self.max_bytes, self.learn_path)
+                worker_main(child_end, self.holder, self.timeout, self.max_bytes, self.learn_path)
                 status = 0
             except BaseException:  # noqa: BLE001 -- a worker ends quietly; the daemon logs and replaces it
                 pass
@@ -868,7 +736,7 @@ class Daemon:
             if not worker.killed:
                 log(f"the worker (pid {worker.pid}) scoring a message died; answered with an error")
             reply = _error("the worker learning the message died; it was not learned") if worker.learning \
-                else _failure_reply(connection.protocol, worker.killed, self.timeout, self.holder.model.cutoffs)
+                else failure_reply(connection.protocol, worker.killed, self.timeout, self.holder.model.cutoffs)
             self._answer(connection, reply)
         if len(self.workers) < self.base_workers and not self.stopping:
             self._spawn()
@@ -979,168 +847,6 @@ class Daemon:
             pass
 
 
-def _worker_main(sock, holder: ModelHolder, timeout: float | None, max_bytes: int, learn_path: str | None) -> None:
-    """A worker's life: read a request, score (under the deadline) or learn it,
-    write the reply; until end of file.  The model is caught up with its file
-    before each request (ModelHolder.refresh)."""
-    _die_with_parent()
-    sock.setblocking(True)
-    stream = sock.makefile("rb")
-    while True:
-        head = stream.read(HEADER.size)
-        if len(head) < HEADER.size:
-            return
-        (size,) = HEADER.unpack(head)
-        payload = stream.read(size)
-        if len(payload) < size:
-            return
-        holder.refresh(quiet=True)
-        model = holder.model
-        if payload[:1] == b"D":
-            reply = _spamd_reply(payload, model, timeout, max_bytes, learn_path)
-        elif payload[:1] == b"L":
-            reply = _learn_reply(payload[1:], holder.path, timeout)
-        else:
-            reply = _native_reply(payload[1:], model, timeout)
-        sock.sendall(HEADER.pack(len(reply)) + reply)
-
-
-def _native_reply(raw: bytes, model, timeout: float | None) -> bytes:
-    from .verdict import judge
-
-    try:
-        score = judge(model, raw, timeout)
-        if score.reason:
-            log(f"a message of {len(raw):,} bytes {score.reason}")
-        return _reply(score, model.cutoffs)
-    except Exception as error:  # noqa: BLE001 -- a bug on one message must not end the worker
-        log(f"scoring a message of {len(raw):,} bytes failed: {type(error).__name__}: {error}")
-        return _error(f"the message could not be scored: {type(error).__name__}")
-
-
-def _learn_reply(payload: bytes, model_path: str, timeout: float | None) -> bytes:
-    """`learn --server`: learn one message (spamnb.server's protocol); the reply line."""
-    import json
-
-    from ..errors import SpamnbError
-    from .server import parse_learn_line
-
-    end = payload.find(b"\n", 0, MAX_LEARN_LINE + 1)
-    try:
-        if end < 0:
-            raise ValueError(f"a learn request's first line must end within {MAX_LEARN_LINE} bytes")
-        label, flags = parse_learn_line(payload[:end])
-    except (ValueError, UnicodeDecodeError) as error:
-        return _error(f"not a learn request: {error}")
-    raw = payload[end + 1:]
-    try:
-        report, created = learn_message(model_path, raw, label, flags, lock_wait=timeout)
-    except SpamnbError as error:  # the model's own trouble (locked, damaged): the client says it
-        return _error(str(error))
-    except Exception as error:  # noqa: BLE001 -- a bug on one message must not end the worker
-        log(f"learning a message of {len(raw):,} bytes failed: {type(error).__name__}: {error}")
-        return _error(f"the message could not be learned: {type(error).__name__}")
-    record = {name: getattr(report, name) for name in ("learned", "forgotten", *LEARN_COUNTS)}
-    record.update(changed=report.changed, created=created, model=model_path)
-    return (json.dumps(record) + "\n").encode("utf-8")
-
-
-def _spamd_reply(payload: bytes, model, timeout: float | None, max_bytes: int, learn_path: str | None) -> bytes:
-    import json
-
-    from . import spamd
-
-    (length,) = HEADER.unpack_from(payload, 1)
-    request = json.loads(payload[1 + HEADER.size:1 + HEADER.size + length])
-    body = payload[1 + HEADER.size + length:]
-    from ..errors import BusyError
-
-    learn = None if learn_path is None else (
-        lambda raw, label, remove: learn_one(learn_path, raw, label, remove, lock_wait=timeout))
-    try:
-        return spamd.answer(model, request["method"], request["headers"], body, timeout, max_bytes, learn)
-    except BusyError as error:  # another writer holds the model: the client may tell again later
-        return spamd.error(str(error), spamd.EX_TEMPFAIL)
-    except Exception as error:  # noqa: BLE001 -- a bug on one message must not end the worker
-        log(f"a spamd {request['method']} of {len(body):,} bytes failed: {type(error).__name__}: {error}")
-        return spamd.error(f"{type(error).__name__}", spamd.EX_SOFTWARE)
-
-
-def learn_one(model_path: str, raw: bytes, label: str | None, remove: bool,
-              lock_wait: float | None = None) -> bool:
-    """spamd TELL: learn (relabelling a message learned the other way) or forget one message,
-    as `spamnb learn` does (appended to the model's journal where it can be).
-    Whether the model changed: not for a message already learned so, nor
-    one to forget that is not on record."""
-    if remove:
-        for each in [label] if label else ["spam", "ham"]:
-            report, _ = learn_message(model_path, raw, each, ("forget",), lock_wait=lock_wait)
-            if report.changed:
-                break
-    else:
-        assert label is not None  # spamd.answer asks for a label to learn with
-        report, _ = learn_message(model_path, raw, label, ("relabel",), lock_wait=lock_wait)
-    as_label = "" if label is None else " as " + label
-    if report.changed:
-        log(f"{'forgot' if remove else 'learned'} a message of {len(raw):,} bytes{as_label} (spamd TELL)")
-    else:
-        skipped = report.reading.skipped
-        why = skipped[0].reason if skipped else "not on record" if remove else "learned already"
-        log(f"a message of {len(raw):,} bytes{as_label} left the model unchanged: {why} (spamd TELL)")
-    return report.changed
-
-
-def learn_message(model_path: str, raw: bytes, label: str, flags=(), lock_wait: float | None = None):
-    """learn_file on one raw message, as `spamnb learn --LABEL FILE --FLAG...
-    --model model_path` would learn that file: (LearnReport, created)."""
-    import tempfile
-
-    from ..learning.incremental import learn_file
-
-    with tempfile.TemporaryDirectory(prefix="spamnb-learn-") as directory:
-        path = os.path.join(directory, "message.eml")
-        with open(path, "wb") as file:
-            file.write(raw)
-        return learn_file(model_path, **{label: [path]}, forget="forget" in flags,  # type: ignore[arg-type]  # spam or ham
-                          relabel="relabel" in flags, force="force" in flags, on_error="on-error" in flags,
-                          lock_wait=lock_wait)
-
-
-def _failure_reply(protocol: str, killed: bool, timeout: float | None, cutoffs) -> bytes:
-    """The answer for a message whose worker was killed at the deadline or died."""
-    if protocol == "spamd":
-        from . import spamd
-
-        if killed:  # spamc passes the message on unchecked, as when spamd is down
-            return spamd.error(f"not scored within {timeout or 0:g} s", spamd.EX_TEMPFAIL)
-        return spamd.error("the worker scoring the message died", spamd.EX_SOFTWARE)
-    if killed:
-        from .deadline import unsure
-
-        return _reply(unsure(timeout or 0), cutoffs)
-    return _error("the message could not be scored: the worker scoring it died")
-
-
-def _refused(protocol: str) -> bytes:
-    if protocol == "spamd":
-        from . import spamd
-
-        return spamd.error("refused: not an allowed client", spamd.EX_PROTOCOL)
-    return b'{"error": "refused: this server serves only the user who started it"}\n'
-
-
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this worker when the main process dies, even in the middle of a message."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass  # elsewhere the end of file on its socket ends an idle worker
-
-
 def check_workers(workers: int | None) -> int:
     if workers is None:
         return default_workers()
@@ -1149,146 +855,3 @@ def check_workers(workers: int | None) -> int:
     return workers
 
 
-class ModelHolder:
-    """The model and the identity of the file it came from; reloads when the file changes.
-
-    A model file that does not exist yet is served as an empty model (every
-    message unsure) until a learn creates it, as `spamnb learn` creates a
-    missing model: `serve` then `learn --server` learns from nothing.
-    """
-
-    MAX_CATCH_UP = 64 << 20  # journal bytes read in one catch-up; past this, a whole load reads them
-
-    def __init__(self, path: str) -> None:
-        from ..model.model import Model
-
-        # Model.load, not the lighter Scorer.open: it checks every byte, so a
-        # damaged file is turned away at reload, while the old model still
-        # serves, rather than failing messages one by one.
-        self._load = Model.load
-        self.path = path
-        self.signature = self._signature()
-        self._rejected = None
-        self._journal: tuple | None = None  # (ModelFile read whole, where its whole records end)
-        self.model: Scorer
-        if self.signature[0] == "missing":
-            from ..model.options import TrainOptions
-
-            self.model = Model.empty(TrainOptions())
-            return
-        if self.signature[0] == "unusable":
-            raise OptionError(f"the model {path} {self.signature[1]}")
-        self.model = self._load(path)  # at start-up a bad model is the caller's error
-        self._serve_copy()
-
-    def _signature(self):
-        import stat
-
-        try:
-            info = os.stat(self.path)
-        except FileNotFoundError:
-            return ("missing", "does not exist")
-        except OSError as error:
-            return ("unusable", f"cannot be read ({_reason(error)})")
-        if not stat.S_ISREG(info.st_mode):
-            # A FIFO would block the open, a device would be read for ever.
-            return ("unusable", "is not a regular file")
-        return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size)
-
-    def refresh(self, force: bool = False, quiet: bool = False) -> bool:
-        """Catch up with the file if it changed since the last attempt (or if
-        `force`): True if it was loaded whole, False if it did not change or
-        only its journal grew (caught up in place).  `quiet`: log nothing
-        (a worker; the main process logs the same change once)."""
-        signature = self._signature()
-        if not force and (signature == self.signature or signature == self._rejected):
-            return False
-        self._rejected = signature  # one log line per change, not one per request
-        if signature[0] in ("unusable", "missing"):
-            if not quiet:
-                log(f"the model {self.path} {signature[1]}; still serving the one loaded")
-            return False
-        try:
-            if not force and self._catch_up(signature):
-                self.signature = signature
-                return False
-        except Exception as error:  # noqa: BLE001 -- a journal that does not add up: a whole load judges it
-            if not quiet:
-                log(f"reading the new journal records of {self.path} failed ({error}); loading it whole")
-        try:
-            model = self._load(self.path)
-        except Exception as error:  # noqa: BLE001 -- whatever it is, the loaded model keeps serving
-            if not quiet:
-                log(f"reload of {self.path} failed ({error}); still serving the one loaded before")
-            return False
-        self.model, self.signature, self._journal = model, signature, None
-        self._serve_copy()
-        if not quiet:
-            log(f"reloaded {self.path}")
-        return True
-
-    def _serve_copy(self) -> None:
-        """Once Model.load has judged the file: score as `classify` scores it
-        (Scorer.open: the base's weights, moved by the journal), from a copy
-        read whole into memory (a long-lived reader must not see, or die of,
-        a file rewritten in place), so that journal appends are caught up by
-        reading only the new records (_catch_up).  A model whose learns
-        rewrite it whole keeps the Model loaded."""
-        from ..files import open_regular
-        from ..model.journal import read_records
-        from ..model.modelfile import parse_model
-        from ..model.scorer import Scorer, journal_scoring
-
-        if not journal_scoring(self.model.options):
-            return
-        try:
-            with open_regular(self.path) as handle:
-                info = os.fstat(handle.fileno())
-                if (info.st_dev, info.st_ino) != self.signature[:2]:
-                    return  # replaced since: the next refresh loads the new one
-                data = handle.read(info.st_size + self.MAX_CATCH_UP)
-            model_file = parse_model(self.path, data)
-            model_file.verify()
-            scorer = Scorer.open(self.path, model_file)
-            if type(scorer) is not Scorer:
-                return  # a journal only a whole load folds in
-            body_end = len(data) - model_file.journal_bytes
-            _, used = read_records(memoryview(data)[body_end:])
-        except Exception as error:  # noqa: BLE001 -- the Model loaded still serves
-            log(f"cannot keep a copy of {self.path} to catch up with learns ({error}); "
-                "every learn loads it whole")
-            return
-        self.model, self._journal = scorer, (model_file, body_end + used)
-
-    def _catch_up(self, signature) -> bool:
-        """Score with the journal records appended since the last look, if the
-        file is the same one (inode, header) and only grew; False otherwise."""
-        from ..files import open_regular
-        from ..model.journal import read_records
-        from ..model.modelfile import PREFIX
-        from ..model.scorer import LiveTable
-
-        previous = self.signature
-        if self._journal is None or previous[:2] != signature[:2] or signature[3] < previous[3] \
-                or signature[3] - previous[3] > self.MAX_CATCH_UP:
-            return False
-        model_file, end = self._journal
-        with open_regular(self.path) as handle:
-            info = os.fstat(handle.fileno())
-            if (info.st_dev, info.st_ino) != signature[:2]:
-                return False
-            if os.pread(handle.fileno(), PREFIX.size, 0) != bytes(model_file.data[:PREFIX.size]):
-                return False  # another model written over this one in place: its checksums differ
-            tail = os.pread(handle.fileno(), max(0, info.st_size - end), end)
-        records, used = read_records(tail)
-        if records:
-            state, _torn = model_file.journal()
-            state.extend(records)
-            scorer = self.model
-            if isinstance(scorer._table, LiveTable):
-                scorer._table.refresh()
-            else:  # the journal's first record: weights from counts from now on, as Scorer.open does
-                scorer._table = LiveTable(scorer.table, model_file, state, scorer.options, model_file.meta)
-            scorer.bias = scorer._table.bias
-            self._journal = (model_file, end + used)
-        return True
