@@ -250,8 +250,10 @@ def test_spamd_on_a_unix_socket(model, tmp_path):
     assert not path.exists()
 
 
-def test_requests_that_once_crashed_the_daemon_are_answered_and_it_goes_on(spamd, tmp_path):
-    # Found by review: each of these ended `serve` (exit 70) before.
+def test_malformed_spamd_requests_are_answered_with_an_error_and_the_daemon_goes_on(spamd, tmp_path):
+    # A length too long to parse, an unknown compression, a reset half-way
+    # through a head and a cut zlib stream: each is answered (or dropped)
+    # and the next client is served.
     huge = raw_request(spamd.port, b"CHECK SPAMC/1.5\r\nContent-length: " + b"1" * 5000 + b"\r\n\r\n")
     assert huge.startswith(b"SPAMD/1.5 65 EX_DATAERR")
     odd = raw_request(spamd.port, b"CHECK SPAMC/1.5\r\nContent-length: 1\r\nCompress: \xff\r\n\r\nx")

@@ -37,7 +37,7 @@ def test_message_decodes_to_its_phrase_and_subject(row):
     assert dict(decoded.headers)["subject"] == row["subject"]
 
 
-def test_sample_covers_what_the_issue_asks_for():
+def test_the_sample_holds_both_classes_both_languages_every_structure_encoding_and_charset():
     assert sum(r["label"] == "spam" and r["path"].startswith("mail/") for r in ROWS) >= 40
     assert sum(r["label"] == "ham" and r["path"].startswith("mail/") for r in ROWS) >= 40
     for column, values in (("lang", {"en", "zh"}),

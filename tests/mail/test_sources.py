@@ -155,30 +155,32 @@ def test_unreadable_files_are_skipped_and_reported_even_as_root(tmp_path, monkey
     assert "skipped 2 file(s)" in err and "secret.eml: Permission denied" in err
 
 
-def test_mbox_edge_cases_from_review(tmp_path):
-    sep = b"From a@example.com Sat Jan  4 10:00:00 2025\n"
-    # A "From " first line without a date is a single message, not an empty mbox.
+SEPARATOR = b"From a@example.com Sat Jan  4 10:00:00 2025\n"
+
+
+def test_a_from_line_without_a_date_is_one_message_not_an_empty_mbox(tmp_path):
     lone = tmp_path / "lone"
     lone.write_bytes(b"From somebody\nSubject: hello\n\nbody\n")
-    messages, _ = read(lone)
-    assert [m.origin for m in messages] == [str(lone)]
-    # A leading blank line, separators without a blank line before them, and a
-    # body line "From 10:30 to 11:00" that must not split.
+    messages, skipped = read(lone)
+    assert [m.origin for m in messages] == [str(lone)] and skipped == []
+
+
+def test_mbox_separators_split_without_a_blank_line_before_them_and_a_body_from_line_does_not(tmp_path):
     box = tmp_path / "box"
-    box.write_bytes(b"\n" + sep + MSG % (b"1", b"one") + b"\nFrom 10:30 to 11:00 we talk.\n"
-                    + sep + MSG % (b"2", b"two") + sep + MSG % (b"3", b"three"))
+    box.write_bytes(b"\n" + SEPARATOR + MSG % (b"1", b"one") + b"\nFrom 10:30 to 11:00 we talk.\n"
+                    + SEPARATOR + MSG % (b"2", b"two") + SEPARATOR + MSG % (b"3", b"three"))
     messages, skipped = read(box)
-    assert [m.origin for m in messages] == [f"{box}#1", f"{box}#2", f"{box}#3"]
-    assert b"From 10:30 to 11:00 we talk." in messages[0].data and skipped == []
-    # Text before the first separator is reported, not dropped silently.
-    preamble = tmp_path / "preamble"
-    preamble.write_bytes(sep + MSG % (b"1", b"x"))
-    preamble.write_bytes(b"\n" + sep + MSG % (b"1", b"x"))
-    mixed = tmp_path / "mixed"
-    mixed.write_bytes(b"Subject: stray\n\n" + b"junk\n" + sep + MSG % (b"1", b"x"))
-    messages, skipped = read(mixed)
-    assert len(messages) == 1 or skipped  # a file starting with a header is one message
+    assert [m.origin for m in messages] == [f"{box}#1", f"{box}#2", f"{box}#3"] and skipped == []
+    assert b"From 10:30 to 11:00 we talk." in messages[0].data
     assert count_messages(str(box)) == 3
+
+
+def test_a_file_that_starts_with_a_header_is_one_message_whatever_separators_follow(tmp_path):
+    mixed = tmp_path / "mixed"
+    whole = b"Subject: stray\n\n" + b"junk\n" + SEPARATOR + MSG % (b"1", b"x")
+    mixed.write_bytes(whole)
+    messages, skipped = read(mixed)
+    assert [(m.origin, m.data) for m in messages] == [(str(mixed), whole)] and skipped == []
 
 
 def test_maildir_root_files_are_not_mail(tmp_path):

@@ -238,7 +238,7 @@ LATIN_SHAPES = {
 }
 
 
-def test_words_and_addresses_are_found_as_before():
+def test_the_linear_address_rule_finds_what_the_plain_pattern_finds():
     # The look-behind that keeps addresses linear changes no match: findall
     # of the pattern without it, on strings built of the characters that matter.
     import re

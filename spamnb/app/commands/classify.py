@@ -72,7 +72,7 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain,
         model = Scorer.open(model_path_or_default(model_path))
         cutoffs = cutoffs_given(model.cutoffs, spam_cutoff, ham_cutoff)
         jobs = default_jobs() if jobs is None else jobs
-    # get_text_stream: deprecated in click 8.5, removed in 9.0 (issue 19); typed `object` by click's __getattr__
+    # get_text_stream: deprecated in click 8.5, removed in 9.0; typed `object` by click's __getattr__
     writer = ScoreWriter(click.get_text_stream("stdout"), fmt, explain_top if explain else 0)  # type: ignore[operator]
     outcome = classify_paths(model, paths, writer, cutoffs, max_size, explain, jobs,
                              timeout=None if server_path else timeout)
