@@ -62,7 +62,7 @@ MEMORY_LIMIT = 3 * 1024 ** 3  # address space of a scoring worker: a blow-up is 
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-_BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)")  # as the core (core/src/mail/mime.rs) finds it
+_BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)")  # as the core (core/src/mail/mime/scan.rs) finds it
 _BASE64_LINE = re.compile(rb"(?m)^[A-Za-z0-9+/]{16,}={0,2}\r?$")
 _HIGH = re.compile(rb"[\x80-\xff]")
 _CTYPE = re.compile(rb"(?im)^(content-type[ \t]*:[ \t]*)([^\r\n;]*)")

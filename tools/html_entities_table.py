@@ -1,8 +1,8 @@
 """Build core/src/mail/html/entities.rs: html.unescape's tables for the Rust core.
 
-The Rust HTML reader (core/src/mail/html.rs) decodes character references as
-Python's html.unescape does, so it needs the same three tables, taken here
-from the running Python's standard library:
+The Rust HTML reader (core/src/mail/html/charrefs.rs) decodes character
+references as Python's html.unescape does, so it needs the same three
+tables, taken here from the running Python's standard library:
 
 - html.entities.html5: the HTML5 named references (2,231 names, "amp;" and
   the legacy "amp" without its semicolon alike), sorted by name for a
