@@ -28,11 +28,10 @@ from __future__ import annotations
 import os
 import time
 from bisect import bisect_left
-from collections import Counter
-from collections.abc import Sequence
 
 TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on learn's fast path
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 COMPACT_BYTES = 512 << 10
@@ -141,6 +140,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     from ..model.journal import JournalState, encode
     from ..model.modelfile import PREFIX, append_record, read_model
     from ..model.scorer import LiveTable, Scorer, journal_scoring
+    from ..model.scoring import counted
     from .labelled import LearnReport, check_paths, tokenized_messages
 
     model_file = read_model(path, verify=False)
@@ -177,7 +177,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     moved: dict[str, Any] = {"messages": [0, 0], "totals": [0, 0], "vocabulary": 0}
 
     def count(tokens: list[str], label: int, sign: int) -> None:
-        for token, times in Counter(tokens).items():
+        for token, times in counted(tokens).items():
             found = table.counts_of(token)
             if sign < 0 and found is None:
                 continue  # never seen (or pruned): nothing to take out

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import struct
 import sys
-import zlib
+from _operator import lt as _below  # operator.lt itself, without operator.py's module
 from array import array
 from bisect import bisect_left
 from itertools import islice
-from operator import lt as _below
 
 from .. import jsoncodec
+from .._core import crc32
 
 MAGIC = b"SPNJ"
 RECORD = struct.Struct("<4sII")
@@ -76,7 +76,7 @@ def encode(header: dict, changes: dict[int, list[int]], new_tokens: dict[int, st
         COUNTS.pack(len(text), len(keys), len(new_keys), len(token_bytes)), text,
         _little(array("Q", keys)), _little(flat),
         _little(array("Q", new_keys)), _little(array("I", map(len, encoded))), token_bytes])
-    return RECORD.pack(MAGIC, len(payload), zlib.crc32(payload)) + payload
+    return RECORD.pack(MAGIC, len(payload), crc32(payload)) + payload
 
 
 class Record:
@@ -177,7 +177,7 @@ def read_records(data) -> tuple[list[Record], int]:
         if magic != MAGIC or end > size:
             break
         payload = view[at + RECORD.size:end]
-        if zlib.crc32(payload) != crc:
+        if crc32(payload) != crc:
             break
         try:
             records.append(decode(payload))
