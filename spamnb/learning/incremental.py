@@ -82,6 +82,7 @@ def _read_journal(model_file, base_identity) -> _Warm:
     view = model_file.journal_view()
     warm = _warm.get(model_file.path)
     _warm.clear()  # put back only once all is read: a failure leaves none
+    first = warm is None or warm.identity != base_identity
     if warm is None or warm.identity != base_identity:
         warm = _Warm(base_identity, None, bytearray(), JournalState())
     elif len(view) < len(warm.seen) or view[:len(warm.seen)] != warm.seen:  # compared in C, byte for byte
@@ -92,7 +93,7 @@ def _read_journal(model_file, base_identity) -> _Warm:
     # The new records' bytes only: not a copy of the whole journal at each learn.
     warm.seen += view[len(warm.seen):len(warm.seen) + used]
     _warm[model_file.path] = warm
-    model_file.use_journal(warm.state.learner_copy(), len(warm.seen) < len(view))
+    model_file.use_journal(warm.state.learner_copy(first), len(warm.seen) < len(view))
     return warm
 
 
