@@ -129,9 +129,11 @@ def parse_learn(args: list[str]) -> dict | None:
     if wanted["server"] is not None:
         # The server learns into its own model, created there if missing.
         return wanted if wanted["model"] is None and not os.path.isdir(wanted["server"]) else None
-    from .paths import default_model_path
+    model = wanted["model"]
+    if not model:
+        from .paths import default_model_path
 
-    model = wanted["model"] or str(default_model_path())
+        model = str(default_model_path())
     if not os.path.isfile(model):
         return None  # creating one, or a path that is not a model: the CLI
     wanted["model"] = model
