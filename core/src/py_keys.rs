@@ -84,10 +84,11 @@ fn table_error(error: TableError) -> PyErr {
 }
 
 impl KeyTable {
+    /// The table over the sections held, which Table::new accepted when the
+    /// KeyTable was made (they cannot change since: the buffers are held).
     fn table(&self) -> Table<'_> {
-        Table::new(bytes_of(&self.keys), bytes_of(&self.weights), bytes_of(&self.first),
-                   self.crcs.as_ref().map(bytes_of), self.block)
-            .expect("the sections were checked when the table was made")
+        Table::accepted(bytes_of(&self.keys), bytes_of(&self.weights), bytes_of(&self.first),
+                        self.crcs.as_ref().map(bytes_of), self.block)
     }
 }
 
@@ -183,7 +184,30 @@ fn json_nested_deeper_than(text: &[u8], limit: usize) -> bool {
     crate::model::meta::nested_deeper_than(text, limit)
 }
 
+/// crc32(data, value=0) -> int: zlib.crc32 of a buffer of bytes (bytes, a
+/// memoryview of the mapped model), by crc32fast: with the CPU's carry-less
+/// multiply, several times faster than the system zlib's tables (checking the
+/// 2.5 MB of a spamassassin model's occurrence counts was 10 of a fresh
+/// `learn`'s 90 million instructions).
+#[pyfunction]
+#[pyo3(signature = (data, value = 0))]
+fn crc32(py: Python<'_>, data: &Bound<'_, PyAny>, value: u32) -> PyResult<u32> {
+    let buffer = PyBuffer::<u8>::get(data)?;
+    if !buffer.is_c_contiguous() {
+        return Err(PyValueError::new_err("crc32 needs contiguous bytes"));
+    }
+    let bytes = bytes_of(&buffer);
+    let mut hasher = crc32fast::Hasher::new_with_initial(value);
+    if bytes.len() < 1 << 16 {
+        hasher.update(bytes);
+    } else {
+        py.allow_threads(|| hasher.update(bytes));
+    }
+    Ok(hasher.finalize())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(crc32, m)?)?;
     m.add_class::<KeyTable>()?;
     m.add_function(wrap_pyfunction!(json_nested_deeper_than, m)?)?;
     m.add_function(wrap_pyfunction!(token_key, m)?)?;

@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import os
 import time
-from bisect import bisect_left
-from collections import Counter
-from collections.abc import Sequence
+from _bisect import bisect_left  # the C module itself: bisect.py only re-exports it (0.2 ms of a fresh learn)
 
 TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on learn's fast path
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 COMPACT_BYTES = 512 << 10
@@ -83,6 +82,7 @@ def _read_journal(model_file, base_identity) -> _Warm:
     view = model_file.journal_view()
     warm = _warm.get(model_file.path)
     _warm.clear()  # put back only once all is read: a failure leaves none
+    first = warm is None or warm.identity != base_identity
     if warm is None or warm.identity != base_identity:
         warm = _Warm(base_identity, None, bytearray(), JournalState())
     elif len(view) < len(warm.seen) or view[:len(warm.seen)] != warm.seen:  # compared in C, byte for byte
@@ -93,7 +93,7 @@ def _read_journal(model_file, base_identity) -> _Warm:
     # The new records' bytes only: not a copy of the whole journal at each learn.
     warm.seen += view[len(warm.seen):len(warm.seen) + used]
     _warm[model_file.path] = warm
-    model_file.use_journal(warm.state.learner_copy(), len(warm.seen) < len(view))
+    model_file.use_journal(warm.state.learner_copy(first), len(warm.seen) < len(view))
     return warm
 
 
@@ -141,6 +141,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     from ..model.journal import JournalState, encode
     from ..model.modelfile import PREFIX, append_record, read_model
     from ..model.scorer import LiveTable, Scorer, journal_scoring
+    from ..model.scoring import counted
     from .labelled import LearnReport, check_paths, tokenized_messages
 
     model_file = read_model(path, verify=False)
@@ -177,7 +178,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     moved: dict[str, Any] = {"messages": [0, 0], "totals": [0, 0], "vocabulary": 0}
 
     def count(tokens: list[str], label: int, sign: int) -> None:
-        for token, times in Counter(tokens).items():
+        for token, times in counted(tokens).items():
             found = table.counts_of(token)
             if sign < 0 and found is None:
                 continue  # never seen (or pruned): nothing to take out

@@ -11,16 +11,16 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterator
 
 from .._core import is_mbox_from_line  # the separator rule: core/src/mail/mbox.rs
 from ..errors import InputError
 from ..files import NotRegular, open_regular
 from ..record import Record
 
-TYPE_CHECKING = False  # mypy reads this name as true; `re` stays unimported until a pattern is used
+TYPE_CHECKING = False  # mypy reads this name as true; `re` and collections stay unimported until used
 if TYPE_CHECKING:
     import re
+    from collections.abc import Iterator
 
 # Bytes of one message that are read; the rest is ignored.  Mail this large is
 # attachments, and a cap keeps a hostile 1 GB message from costing 1 GB.

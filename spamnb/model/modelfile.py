@@ -49,10 +49,11 @@ from __future__ import annotations
 import fcntl
 import mmap
 import os
-import struct
-import zlib
+from _struct import Struct  # struct.Struct itself: struct.py only re-exports _struct (0.2 ms of a fresh learn)
 
-from .._core import json_nested_deeper_than  # linear, and spares a model open `import re`
+# crc32: the core's, several times faster than zlib's over a mapped model
+# (and zlib, loaded only to compress or decompress a section).
+from .._core import crc32, json_nested_deeper_than  # linear, and spares a model open `import re`
 from .. import jsoncodec
 from ..errors import FileError, ModelError
 
@@ -66,7 +67,7 @@ MAGIC = b"SPAMNB\x1a\n"
 FORMAT_VERSION = 3
 READABLE_VERSIONS = (2, 3)
 """Version 3 added the journal (and `body_length`); a version 2 file is a base with none."""
-PREFIX = struct.Struct("<8sIIQII")
+PREFIX = Struct("<8sIIQII")
 _ALIGN = 8
 _U4_MAX = 2**32 - 1
 BLOCK_KEYS = 512
@@ -107,8 +108,10 @@ def write_model(path: str | os.PathLike, meta: dict, sections: dict,
     stored with the "zlib" codec at `level`.  A crash or error at any point
     leaves whatever was at `path` before intact.
     """
-    import numpy as np
+    import zlib
     from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
 
     arrays = {name: np.ascontiguousarray(array) for name, array in sections.items()}
 
@@ -130,14 +133,14 @@ def write_model(path: str | os.PathLike, meta: dict, sections: dict,
         entry: dict[str, object] = {"dtype": array.dtype.str, "shape": list(array.shape)}
         if name in compressed:
             entry["codec"] = "zlib"
-        entry.update(offset=offset, length=len(data), crc=zlib.crc32(data))
+        entry.update(offset=offset, length=len(data), crc=crc32(data))
         table[name] = entry
         blobs.append(data)
         blobs.append(b"\0" * _pad(len(data)))
         offset += len(data) + _pad(len(data))
     body_crc = 0
     for blob in blobs:
-        body_crc = zlib.crc32(blob, body_crc)
+        body_crc = crc32(blob, body_crc)
     atomic_write(path, [*_head(meta, table, offset, body_crc), *blobs])
 
 
@@ -146,7 +149,7 @@ def _head(meta: dict, table: dict, body_length: int, body_crc: int) -> tuple[byt
     meta = dict(meta, sections=table, body_length=body_length)
     meta_bytes = jsoncodec.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8")
     meta_bytes += b" " * _pad(PREFIX.size + len(meta_bytes))
-    return PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(meta_bytes), zlib.crc32(meta_bytes), body_crc), meta_bytes
+    return PREFIX.pack(MAGIC, FORMAT_VERSION, 0, len(meta_bytes), crc32(meta_bytes), body_crc), meta_bytes
 
 
 STREAM_BYTES = 4 << 20
@@ -177,6 +180,8 @@ def write_model_streamed(path: str | os.PathLike, meta: dict, sections: list, co
     in `scratch` first, since the header, written before it, holds the
     sections' lengths and checksums; the same arrays give the same bytes as
     write_model."""
+    import zlib
+
     import numpy as np
 
     body_path = os.path.join(scratch, "body")
@@ -199,11 +204,11 @@ def write_model_streamed(path: str | os.PathLike, meta: dict, sections: list, co
                 pieces = lambda: _read_parts(parts, itemsize)  # noqa: E731, B023
             for piece in pieces():
                 body.write(piece)
-                crc, length = zlib.crc32(piece, crc), length + len(piece)
-                body_crc = zlib.crc32(piece, body_crc)
+                crc, length = crc32(piece, crc), length + len(piece)
+                body_crc = crc32(piece, body_crc)
             padding = b"\0" * _pad(length)
             body.write(padding)
-            body_crc = zlib.crc32(padding, body_crc)
+            body_crc = crc32(padding, body_crc)
             entry = {"dtype": np.dtype(dtype).str, "shape": list(shape)}
             if name in compressed:
                 entry["codec"] = "zlib"
@@ -446,7 +451,7 @@ class ModelFile:
         return memoryview(self.data)[start:start + entry["length"]]
 
     def check_section(self, name: str) -> None:
-        if zlib.crc32(self.stored(name)) != self.meta["sections"][name].get("crc", -1):
+        if crc32(self.stored(name)) != self.meta["sections"][name].get("crc", -1):
             raise ModelError(f"model {self.path} is corrupt (checksum mismatch in {name}); "
                              "restore a backup or retrain")
 
@@ -458,6 +463,8 @@ class ModelFile:
             expected = _itemsize(entry["dtype"])
             for extent in entry["shape"]:
                 expected *= extent
+            import zlib
+
             # Never more than the table says (check_layout bounded that):
             # a block that would expand further is refused having cost at
             # most its stated size, not what it expands to.
@@ -481,7 +488,7 @@ class ModelFile:
 
     def verify(self) -> None:
         """Check the whole body against its checksum (what a full load does)."""
-        if zlib.crc32(memoryview(self.data)[self._body_start:self._body_end]) != self._body_crc:
+        if crc32(memoryview(self.data)[self._body_start:self._body_end]) != self._body_crc:
             raise ModelError(f"model {self.path} is corrupt (checksum mismatch); restore a backup or retrain")
 
 
@@ -560,7 +567,7 @@ def parse_model(path, data) -> ModelFile:
     if meta_length > MAX_META_BYTES:
         raise _not_usable(path, f"a header of {meta_length:,} bytes")
     meta_bytes = data[PREFIX.size:body_start]
-    if zlib.crc32(meta_bytes) != meta_crc:
+    if crc32(meta_bytes) != meta_crc:
         raise ModelError(f"model {path} is corrupt (header checksum mismatch); restore a backup or retrain")
     if json_nested_deeper_than(bytes(meta_bytes), MAX_META_DEPTH):
         raise _not_usable(path, "its header is nested too deeply")

@@ -15,7 +15,7 @@ import os
 from ..errors import ModelError
 from .modelfile import read_model
 from .options import TrainOptions, presence_scoring
-from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_terms, score_tokens
+from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_terms, score_tokens, token_key
 from ..text.tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens
 
 SCORING_SECTIONS = ("keys", "weights", "block_first", "block_crcs")
@@ -203,8 +203,6 @@ class LiveTable:
         """(base index or -1, key) of a token, looked up once."""
         found = self._places.get(token)
         if found is None:
-            from .scoring import token_key
-
             if len(self._places) >= PLACES_LIMIT:
                 self._places.clear()
             found = self._places[token] = (self._base.index(token), token_key(token))

@@ -10,6 +10,11 @@ use std::sync::OnceLock;
 /// ("x@[1.2.3.4] [ufa]", seen in the SpamAssassin corpus).  ASCII classes, as
 /// Python's bytes patterns have them; `regex` keeps the search linear.
 pub fn is_from_line(line: &[u8]) -> bool {
+    // Most first lines of a message file are a header field: answered without
+    // building the pattern (400,000 instructions of a fresh `learn`).
+    if !line.starts_with(b"From ") {
+        return false;
+    }
     static FROM_LINE: OnceLock<Regex> = OnceLock::new();
     FROM_LINE
         .get_or_init(|| {
