@@ -17,13 +17,14 @@ from .countruns import DEFAULT_BUDGET, CountStore, Run, combine
 from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnReport, TrainReport, check_paths,  # noqa: F401
                        labelled_messages, tokenized_messages)
 from . import modelbuild
+from .._core import TokenCounter
 from ..mail.digest import message_digest
 from ..errors import InputError, ModelError
 from ..model.model import KeyColumns, Model, blocked_raw_scores_by_key, distinct_keys, raw_scores_by_key, today
 from ..model.options import TrainOptions
-from ..model.scoring import Cutoffs, token_key
+from ..model.scoring import Cutoffs
 from ..mail.sources import count_messages
-from ..text.tokens import TokenizerOptions, message_tokens
+from ..text.tokens import TokenizerOptions
 from ..workers import Batches
 
 # Training messages kept (a uniform reservoir sample, fixed seed, so the same
@@ -72,59 +73,36 @@ class BatchCounts:
     sample: dict[int, np.ndarray]
 
 
-# Token -> key of the tokens this worker has met in this training run, so a
-# common token is hashed (BLAKE2b, scoring.token_key) and its text sent once,
-# not once per batch.  Bounded: past KEY_CACHE tokens it starts again, and a
-# text sent twice is merged away (countruns.first_text).  Per thread: a Dask
-# worker may run batches side by side.
-KEY_CACHE = 1 << 18
+# The counter of the training run this worker thread counts for: it keys
+# each token (BLAKE2b) and sends its text once per run, not once per batch
+# (core/src/model/counting.rs; bounded, and a text sent twice is merged away
+# by countruns.first_text).  Per thread: a Dask worker may run batches side
+# by side.
 _worker = threading.local()
 
 
-def _key_cache(run: str) -> dict[str, int]:
-    if getattr(_worker, "run", None) != run or len(_worker.keys) > KEY_CACHE:
-        _worker.run, _worker.keys = run, {}
-    return _worker.keys
+def _counter(run: str) -> TokenCounter:
+    if getattr(_worker, "run", None) != run:
+        _worker.run, _worker.counter = run, TokenCounter()
+    return _worker.counter
 
 
 def count_batch(batch: list[tuple[int, int, bytes, bool]], tokenizer: TokenizerOptions,
                 run: str = "") -> BatchCounts:
     """Decode, tokenize and count a batch of (number, label, raw bytes, keep
-    tokens) messages.  Runs in a worker process (or a Dask worker), so it
-    takes and returns only plain, picklable data.  `run` names the training
-    run (see _key_cache)."""
-    occurrences: tuple[Counter, Counter] = (Counter(), Counter())
-    documents: tuple[Counter, Counter] = (Counter(), Counter())
-    messages = [0, 0]
-    kept: dict[int, list[str]] = {}
-    for number, label, data, keep in batch:
-        tokens = message_tokens(data, tokenizer)
-        # update() with a list or set counts in C; with a Counter it would loop in Python.
-        occurrences[label].update(tokens)
-        documents[label].update(set(tokens))
-        messages[label] += 1
-        if keep:
-            kept[number] = tokens
-    cache = _key_cache(run)
-    new = [token for token in set(occurrences[HAM]).union(occurrences[SPAM]) if token not in cache]
-    cache.update(zip(new, map(token_key, new)))
-    key = cache.__getitem__
-    parts = []
-    for label in (HAM, SPAM):
-        tokens = list(occurrences[label])
-        keys = np.fromiter(map(key, tokens), dtype=np.uint64, count=len(tokens))
-        counts = np.zeros((4, len(tokens)), dtype=np.uint32)
-        counts[label] = np.fromiter(occurrences[label].values(), dtype=np.uint32, count=len(tokens))
-        counts[2 + label] = np.fromiter(map(documents[label].__getitem__, tokens), dtype=np.uint32,
-                                        count=len(tokens))
-        parts.append(Run(keys, counts))
-    encoded = [token.encode("utf-8", "surrogatepass") for token in new]
-    text = Run(np.fromiter(map(key, new), dtype=np.uint64, count=len(new)),
-               lengths=np.fromiter(map(len, encoded), dtype=np.uint32, count=len(new)),
-               text=np.frombuffer(b"".join(encoded), dtype=np.uint8))
-    sample = {number: np.fromiter(map(key, tokens), dtype=np.uint64, count=len(tokens))
-              for number, tokens in kept.items()}
-    return BatchCounts(combine(parts), text, messages, sample)
+    tokens) messages, in the core with the GIL released.  Runs in a worker
+    process (or a Dask worker), so it takes and returns only plain,
+    picklable data.  `run` names the training run (see _counter)."""
+    keys, counts, text_keys, lengths, text, messages, kept = _counter(run).count(
+        [data for _, _, data, _ in batch], [label for _, label, _, _ in batch],
+        [keep for _, _, _, keep in batch], tokenizer)
+    keyed = np.frombuffer(keys, dtype="<u8").astype(np.uint64, copy=False)
+    numbers = [number for number, _, _, keep in batch if keep]
+    return BatchCounts(Run(keyed, np.frombuffer(counts, dtype="<u4").reshape(4, len(keyed))),
+                       Run(np.frombuffer(text_keys, dtype="<u8"), lengths=np.frombuffer(lengths, dtype="<u4"),
+                           text=np.frombuffer(text, dtype=np.uint8)),
+                       list(messages),
+                       {number: np.frombuffer(keys, dtype="<u8") for number, keys in zip(numbers, kept)})
 
 
 class Tally:

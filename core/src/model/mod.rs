@@ -1,6 +1,7 @@
 //! Tokens → keys → weights: the 64-bit key of a token and the lookups and sums
 //! of scoring.
 
+pub mod counting;
 pub mod keys;
 pub mod meta;
 pub mod table;
