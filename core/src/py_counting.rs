@@ -66,20 +66,58 @@ impl PyTokenCounter {
     }
 }
 
-/// distinct_keys(keys, sizes) -> (distinct, counts, sizes): for messages given
-/// as their u64 keys one after another (`sizes`: each message's number of
-/// keys), each message's distinct keys in order of first occurrence and how
-/// often each occurs (u64 LE, u32 LE), and how many distinct keys each has
-/// (u64 LE).
+/// The bytes a buffer spans (to refuse outputs that overlap another array).
+trait Span {
+    fn span(&self) -> std::ops::Range<usize>;
+}
+
+impl<T: pyo3::buffer::Element> Span for PyBuffer<T> {
+    fn span(&self) -> std::ops::Range<usize> {
+        let start = self.buf_ptr() as usize;
+        start..start + self.len_bytes()
+    }
+}
+
+/// A C-contiguous buffer's elements, to read.
+fn elements<T: pyo3::buffer::Element>(buffer: &PyBuffer<T>) -> PyResult<&[T]> {
+    if !buffer.is_c_contiguous() {
+        return Err(PyValueError::new_err("an array is not contiguous"));
+    }
+    // SAFETY: contiguous, of T (PyBuffer<T> checked the format), and held
+    // by the caller while the slice is borrowed.
+    Ok(unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const T, buffer.item_count()) })
+}
+
+/// A C-contiguous, writable buffer's elements, to write.
+fn elements_mut<T: pyo3::buffer::Element>(buffer: &mut PyBuffer<T>) -> PyResult<&mut [T]> {
+    if !buffer.is_c_contiguous() || buffer.readonly() {
+        return Err(PyValueError::new_err("an output array is not contiguous and writable"));
+    }
+    // SAFETY: as in `elements`; writable, and borrowed mutably once (the
+    // caller checks that no other array it reads or writes overlaps it).
+    Ok(unsafe { std::slice::from_raw_parts_mut(buffer.buf_ptr() as *mut T, buffer.item_count()) })
+}
+
+/// distinct_keys(keys, sizes, distinct, counts, per_message) -> int: for
+/// messages given as their u64 keys one after another (`sizes`: each
+/// message's number of keys), each message's distinct keys in order of
+/// first occurrence and how often each occurs, written to the front of the
+/// arrays `distinct` (u64) and `counts` (u32), and each message's number of
+/// distinct keys to `per_message` (u64); returns how many were written.
+/// numpy arrays in and out: no copy of the sample's millions of keys.
 #[pyfunction]
-fn distinct_keys<'py>(py: Python<'py>, keys: PyBuffer<u64>, sizes: PyBuffer<u64>)
-                      -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-    let keys = keys.to_vec(py)?;
-    let sizes: Vec<usize> = sizes.to_vec(py)?.into_iter().map(|size| size as usize).collect();
-    let (distinct, counts, per_message) = py.allow_threads(|| counting::distinct_keys(&keys, &sizes));
-    let per_message: Vec<u64> = per_message.into_iter().map(|size| size as u64).collect();
-    Ok((le_bytes(py, &distinct, u64::to_le_bytes), le_bytes(py, &counts, u32::to_le_bytes),
-        le_bytes(py, &per_message, u64::to_le_bytes)))
+fn distinct_keys(py: Python<'_>, keys: PyBuffer<u64>, sizes: PyBuffer<u64>, mut distinct: PyBuffer<u64>,
+                 mut counts: PyBuffer<u32>, mut per_message: PyBuffer<u64>) -> PyResult<usize> {
+    let spans = [&keys as &dyn Span, &sizes, &distinct, &counts, &per_message].map(|b| b.span());
+    for (i, a) in spans.iter().enumerate() {
+        if spans[i + 1..].iter().any(|b| a.start < b.end && b.start < a.end) {
+            return Err(PyValueError::new_err("distinct_keys: two of its arrays share memory"));
+        }
+    }
+    let (keys, sizes) = (elements(&keys)?, elements(&sizes)?);
+    let (distinct, counts, per_message) = (elements_mut(&mut distinct)?, elements_mut(&mut counts)?,
+                                           elements_mut(&mut per_message)?);
+    Ok(py.allow_threads(|| counting::distinct_keys(keys, sizes, distinct, counts, per_message)))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

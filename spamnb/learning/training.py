@@ -13,14 +13,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.counts import HAM, LABELS, SPAM, TokenCounts
-from .countruns import DEFAULT_BUDGET, CountStore, Run, combine
+from .countruns import DEFAULT_BUDGET, CountStore, Run, sum_counts
 from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnReport, TrainReport, check_paths,  # noqa: F401
                        labelled_messages, tokenized_messages)
 from . import modelbuild
 from .._core import TokenCounter
 from ..mail.digest import message_digest
 from ..errors import InputError, ModelError
-from ..model.model import KeyColumns, Model, blocked_raw_scores_by_key, distinct_keys, raw_scores_by_key, today
+from ..model.model import (KeyBags, KeyColumns, Model, blocked_raw_scores_by_key, raw_scores_by_key, today,
+                           unique_keys)
 from ..model.options import TrainOptions
 from ..model.scoring import Cutoffs
 from ..mail.sources import count_messages
@@ -204,7 +205,7 @@ def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], fit_cut
     labels = [label for _, label in sample]
     if modelbuild.calibration_due(labels, model.messages):
         counts = model.counts
-        wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
+        wanted = unique_keys(np.concatenate([keys for keys, _ in sample]))
         at = np.searchsorted(counts.keys, wanted)
         if model._selected is None:
             model._selected = model._selection(counts)
@@ -282,17 +283,19 @@ def near_errors_by_key(columns: KeyColumns, sample: list[tuple[np.ndarray, int]]
     if not retraining_applies(options, sample, messages):
         return [1] * len(sample), None
     margin = options.retrain_margin
-    raw = raw_scores_by_key(columns, [keys for keys, _ in sample], totals, vocabulary, messages, options)
+    documents = [keys for keys, _ in sample]
+    bags = KeyBags.of(documents)
+    raw = raw_scores_by_key(columns, documents, totals, vocabulary, messages, options, bags)
     copies = [2 if (1 if label == SPAM else -1) * score <= margin else 1
               for score, (_, label) in zip(raw.tolist(), sample)]
-    parts = []
-    for (keys, label), times in zip(sample, copies):
-        if times == 2:
-            distinct, counted = distinct_keys(keys)
-            counts = np.zeros((4, len(distinct)), dtype=np.uint32)
-            counts[label] = counted
-            parts.append(Run(distinct, counts))
-    return copies, (combine(parts) if parts else None)
+    again = np.flatnonzero(np.asarray(copies) == 2)
+    if not len(again):
+        return copies, None
+    near = bags.select(again)
+    counts = np.zeros((4, len(near.keys)), dtype=np.uint32)
+    counts[np.repeat(np.asarray([sample[i][1] for i in again], dtype=np.intp), near.sizes),
+           np.arange(len(near.keys))] = near.counts
+    return copies, sum_counts(near.keys, counts)
 
 
 def count_near_errors_again_by_key(counts: TokenCounts, sample: list[tuple[np.ndarray, int]],
@@ -302,7 +305,7 @@ def count_near_errors_again_by_key(counts: TokenCounts, sample: list[tuple[np.nd
     if not retraining_applies(options, sample, counts.messages):
         return [1] * len(sample)
     model = Model.from_counts(counts, options)  # its feature selection, as scoring would see it
-    wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
+    wanted = unique_keys(np.concatenate([keys for keys, _ in sample]))
     at = np.searchsorted(counts.keys, wanted)
     assert model._selected is not None  # from_counts selects
     columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])

@@ -206,32 +206,38 @@ impl TokenCounter {
 /// Each message's distinct keys in the order they first occur, and how
 /// often each occurs (Counter(keys) per message), for messages given as
 /// their keys one after another with each message's length in `sizes`.
-/// Returns (distinct keys, their counts, distinct keys per message).  Keys
-/// past the sum of `sizes` are left out; sizes past the keys are cut.
-pub fn distinct_keys(keys: &[u64], sizes: &[usize]) -> (Vec<u64>, Vec<u32>, Vec<usize>) {
-    let mut distinct = Vec::new();
-    let mut counts: Vec<u32> = Vec::new();
-    let mut per_message = Vec::with_capacity(sizes.len());
+/// Writes the distinct keys and their counts, message after message, to the
+/// front of `distinct` and `counts` (at most keys.len() of each are needed)
+/// and each message's number of distinct keys to `per_message`; returns
+/// how many were written in all.  Keys past the sum of `sizes` are left
+/// out; sizes past the keys are cut; an output too short stops the writing
+/// (`per_message` then says how far it got).
+pub fn distinct_keys(keys: &[u64], sizes: &[u64], distinct: &mut [u64], counts: &mut [u32],
+                     per_message: &mut [u64]) -> usize {
+    let room = distinct.len().min(counts.len());
+    let mut written = 0;
     let mut index: AHashMap<u64, usize> = AHashMap::new();
     let mut start: usize = 0;
-    for &size in sizes {
-        let end = start.saturating_add(size).min(keys.len());
-        let first = distinct.len();
+    for (&size, out) in sizes.iter().zip(per_message.iter_mut()) {
+        let end = start.saturating_add(usize::try_from(size).unwrap_or(usize::MAX)).min(keys.len());
+        let first = written;
         index.clear();
         for &key in &keys[start..end] {
             match index.get(&key) {
                 Some(&at) => counts[at] = counts[at].saturating_add(1),
-                None => {
-                    index.insert(key, distinct.len());
-                    distinct.push(key);
-                    counts.push(1);
+                None if written < room => {
+                    index.insert(key, written);
+                    distinct[written] = key;
+                    counts[written] = 1;
+                    written += 1;
                 }
+                None => return written,
             }
         }
-        per_message.push(distinct.len() - first);
+        *out = (written - first) as u64;
         start = end;
     }
-    (distinct, counts, per_message)
+    written
 }
 
 #[cfg(test)]
@@ -301,10 +307,17 @@ mod tests {
 
     #[test]
     fn distinct_keys_in_first_occurrence_order() {
-        let (distinct, counts, sizes) = distinct_keys(&[5, 3, 5, 9, 3, 3, 7, 7], &[6, 0, 2]);
-        assert_eq!(distinct, vec![5, 3, 9, 7]);
-        assert_eq!(counts, vec![2, 3, 1, 2]);
-        assert_eq!(sizes, vec![3, 0, 1]);
-        assert_eq!(distinct_keys(&[1], &[5, 5]), (vec![1], vec![1], vec![1, 0]));
+        let keys = [5, 3, 5, 9, 3, 3, 7, 7];
+        let (mut distinct, mut counts, mut sizes) = ([0; 8], [0; 8], [9; 3]);
+        assert_eq!(distinct_keys(&keys, &[6, 0, 2], &mut distinct, &mut counts, &mut sizes), 4);
+        assert_eq!(distinct[..4], [5, 3, 9, 7]);
+        assert_eq!(counts[..4], [2, 3, 1, 2]);
+        assert_eq!(sizes, [3, 0, 1]);
+        let (mut distinct, mut counts, mut sizes) = ([0; 1], [0; 1], [0; 2]);
+        assert_eq!(distinct_keys(&[1], &[5, 5], &mut distinct, &mut counts, &mut sizes), 1);
+        assert_eq!(sizes, [1, 0]);
+        // Too little room: stops, without a panic.
+        let (mut distinct, mut counts, mut sizes) = ([0; 2], [0; 2], [0; 3]);
+        assert_eq!(distinct_keys(&keys, &[6, 0, 2], &mut distinct, &mut counts, &mut sizes), 2);
     }
 }
