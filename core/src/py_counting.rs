@@ -110,7 +110,7 @@ fn distinct_keys(py: Python<'_>, keys: PyBuffer<u64>, sizes: PyBuffer<u64>, mut 
                  mut counts: PyBuffer<u32>, mut per_message: PyBuffer<u64>) -> PyResult<usize> {
     let spans = [&keys as &dyn Span, &sizes, &distinct, &counts, &per_message].map(|b| b.span());
     for (i, a) in spans.iter().enumerate() {
-        if spans[i + 1..].iter().any(|b| a.start < b.end && b.start < a.end) {
+        if spans[i + 1..].iter().any(|b| overlap(a, b)) {
             return Err(PyValueError::new_err("distinct_keys: two of its arrays share memory"));
         }
     }
@@ -120,8 +120,28 @@ fn distinct_keys(py: Python<'_>, keys: PyBuffer<u64>, sizes: PyBuffer<u64>, mut 
     Ok(py.allow_threads(|| counting::distinct_keys(keys, sizes, distinct, counts, per_message)))
 }
 
+/// key_positions(sorted, needles, out): numpy.searchsorted(sorted, needles)
+/// (side "left") of u64 keys, written to `out` (u64), by interpolation
+/// (core/src/model/positions.rs).
+#[pyfunction]
+fn key_positions(py: Python<'_>, sorted: PyBuffer<u64>, needles: PyBuffer<u64>, mut out: PyBuffer<u64>)
+                 -> PyResult<()> {
+    let spans = [&sorted as &dyn Span, &needles, &out].map(|b| b.span());
+    if overlap(&spans[2], &spans[0]) || overlap(&spans[2], &spans[1]) {
+        return Err(PyValueError::new_err("key_positions: its output shares memory with an input"));
+    }
+    let (sorted, needles, out) = (elements(&sorted)?, elements(&needles)?, elements_mut(&mut out)?);
+    py.allow_threads(|| crate::model::positions::positions(sorted, needles, out));
+    Ok(())
+}
+
+fn overlap(a: &std::ops::Range<usize>, b: &std::ops::Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenCounter>()?;
     m.add_function(wrap_pyfunction!(distinct_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(key_positions, m)?)?;
     Ok(())
 }

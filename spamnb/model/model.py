@@ -26,7 +26,7 @@ from .options import TrainOptions
 from .scorer import (SCORING_SECTIONS, Scorer, check_scoring_meta, check_tokenizer_version, cutoffs_from_meta,
                      options_from_meta, options_to_meta)
 from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs
-from .._core import distinct_keys as distinct_key_counts
+from .._core import distinct_keys as distinct_key_counts, key_positions as _key_positions
 from ..text.tokens import TOKENIZER_VERSION
 from .weights import presence_scoring, selected_features, token_weights, weights_of_arrays
 
@@ -191,6 +191,16 @@ def unique_keys(keys: np.ndarray) -> np.ndarray:
     return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
 
 
+def key_positions(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """np.searchsorted(sorted_keys, keys) for token keys, in the core through
+    an index of their leading bits (keys are evenly spread digests): 2
+    million keys among 1 million in 0.2-0.3 s where numpy took 1.6-1.8 s."""
+    out = np.empty(len(keys), dtype=np.uint64)
+    _key_positions(np.ascontiguousarray(sorted_keys, dtype=np.uint64), np.ascontiguousarray(keys, dtype=np.uint64),
+                   out)
+    return out.astype(np.intp)
+
+
 class KeyBags:
     """Messages given as token keys, as Counter(keys) of each would hold
     them, in flat arrays: each message's distinct keys in the order they
@@ -258,7 +268,7 @@ def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray],
     wanted = bags.keys
     times = bags.counts.astype(np.int64)
     if at is None:
-        at = np.searchsorted(columns.keys, wanted)
+        at = key_positions(columns.keys, wanted)
         if (at >= len(columns.keys)).any() or (columns.keys[np.minimum(at, len(columns.keys) - 1)] != wanted).any():
             raise ValueError("held-out scores need messages the model was trained on")
     # Only the block's own columns change or are scored: the rest are left out
@@ -296,7 +306,7 @@ def raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], totals: 
     not selected weighs nothing.  What Model.raw_score gives for the same
     messages as tokens.  `bags`: the documents' KeyBags, when known."""
     bags = KeyBags.of(documents) if bags is None else bags
-    return _raw_scores(columns, documents, bags, np.searchsorted(columns.keys, bags.keys), totals, vocabulary,
+    return _raw_scores(columns, documents, bags, key_positions(columns.keys, bags.keys), totals, vocabulary,
                        messages, options)
 
 
@@ -354,7 +364,7 @@ def blocked_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], 
                               copies: list[int] | None = None) -> np.ndarray:
     """blocked_raw_scores, for messages given as token keys (see held_out_raw_scores_by_key)."""
     bags = KeyBags.of(documents)
-    at = np.searchsorted(columns.keys, bags.keys)
+    at = key_positions(columns.keys, bags.keys)
     if (at >= len(columns.keys)).any() or (columns.keys[np.minimum(at, len(columns.keys) - 1)] != bags.keys).any():
         raise ValueError("held-out scores need messages the model was trained on")
     return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores_by_key(

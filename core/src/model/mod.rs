@@ -4,4 +4,5 @@
 pub mod counting;
 pub mod keys;
 pub mod meta;
+pub mod positions;
 pub mod table;
