@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
 use crate::model::counting::{self, TokenCounter};
+use crate::model::runs::{self, MergeError};
 
 /// Little-endian bytes of numbers (numpy.frombuffer reads them without a Python step per number).
 fn le_bytes<'py, T: Copy, const N: usize>(py: Python<'py>, values: &[T], bytes_of: fn(T) -> [u8; N])
@@ -139,9 +140,84 @@ fn overlap(a: &std::ops::Range<usize>, b: &std::ops::Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
 }
 
+/// Refuses output buffers that overlap each other or an input.
+fn check_apart(inputs: &[&dyn Span], outputs: &[&dyn Span]) -> PyResult<()> {
+    let outs: Vec<_> = outputs.iter().map(|b| b.span()).collect();
+    for (i, out) in outs.iter().enumerate() {
+        if outs[i + 1..].iter().any(|other| overlap(out, other)) || inputs.iter().any(|b| overlap(out, &b.span())) {
+            return Err(PyValueError::new_err("an output array shares memory with another array"));
+        }
+    }
+    Ok(())
+}
+
+fn merge_error(error: MergeError) -> PyResult<Option<usize>> {
+    match error {
+        MergeError::NotSorted => Ok(None),
+        MergeError::NoRoom => Err(PyValueError::new_err("an output array is too short")),
+        // countruns.sum_counts's words, u32::MAX as Python's f"{:,}" writes it.
+        MergeError::Overflow => Err(PyValueError::new_err("a count past 4,294,967,295: out of range for the model format")),
+        MergeError::Collision => Err(PyValueError::new_err("two tokens share a 64-bit key")),
+    }
+}
+
+/// merge_counts(keys, counts, out_keys, out_counts) -> int | None: count runs
+/// (lists of u64 key arrays, sorted and unique, and of C-contiguous u32
+/// (4, n) count arrays) summed per key, merged k ways: keys to out_keys,
+/// counts entry after entry (4 a key) to out_counts; how many keys were
+/// written, or None when a run is not sorted (the caller sums it otherwise).
+#[pyfunction]
+fn merge_counts(py: Python<'_>, keys: Vec<PyBuffer<u64>>, counts: Vec<PyBuffer<u32>>, mut out_keys: PyBuffer<u64>,
+                mut out_counts: PyBuffer<u32>) -> PyResult<Option<usize>> {
+    if keys.len() != counts.len() {
+        return Err(PyValueError::new_err("merge_counts: as many key arrays as count arrays"));
+    }
+    let inputs: Vec<&dyn Span> = keys.iter().map(|b| b as &dyn Span).chain(counts.iter().map(|b| b as &dyn Span)).collect();
+    check_apart(&inputs, &[&out_keys, &out_counts])?;
+    let mut runs = Vec::with_capacity(keys.len());
+    for (k, c) in keys.iter().zip(&counts) {
+        runs.push((elements(k)?, elements(c)?));
+    }
+    let (out_keys, out_counts) = (elements_mut(&mut out_keys)?, elements_mut(&mut out_counts)?);
+    match py.allow_threads(|| runs::merge_counts(&runs, out_keys, out_counts)) {
+        Ok(written) => Ok(Some(written)),
+        Err(error) => merge_error(error),
+    }
+}
+
+/// merge_text(keys, lengths, texts, out_keys, out_lengths, out_text) ->
+/// (int, int) | None: text runs (lists of u64 key arrays, sorted and unique,
+/// u32 length arrays and u8 text arrays) merged with one text per key, the
+/// first run's; (keys written, text bytes written), or None when a run is
+/// not sorted.  ValueError when two different texts share a key.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn merge_text(py: Python<'_>, keys: Vec<PyBuffer<u64>>, lengths: Vec<PyBuffer<u32>>, texts: Vec<PyBuffer<u8>>,
+              mut out_keys: PyBuffer<u64>, mut out_lengths: PyBuffer<u32>, mut out_text: PyBuffer<u8>)
+              -> PyResult<Option<(usize, usize)>> {
+    if keys.len() != lengths.len() || keys.len() != texts.len() {
+        return Err(PyValueError::new_err("merge_text: as many key, length and text arrays"));
+    }
+    let inputs: Vec<&dyn Span> = keys.iter().map(|b| b as &dyn Span).chain(lengths.iter().map(|b| b as &dyn Span))
+        .chain(texts.iter().map(|b| b as &dyn Span)).collect();
+    check_apart(&inputs, &[&out_keys, &out_lengths, &out_text])?;
+    let mut runs = Vec::with_capacity(keys.len());
+    for ((k, l), t) in keys.iter().zip(&lengths).zip(&texts) {
+        runs.push((elements(k)?, elements(l)?, elements(t)?));
+    }
+    let (out_keys, out_lengths, out_text) = (elements_mut(&mut out_keys)?, elements_mut(&mut out_lengths)?,
+                                             elements_mut(&mut out_text)?);
+    match py.allow_threads(|| runs::merge_text(&runs, out_keys, out_lengths, out_text)) {
+        Ok(written) => Ok(Some(written)),
+        Err(error) => merge_error(error).map(|_| None),
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenCounter>()?;
     m.add_function(wrap_pyfunction!(distinct_keys, m)?)?;
     m.add_function(wrap_pyfunction!(key_positions, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(merge_text, m)?)?;
     Ok(())
 }

@@ -5,4 +5,5 @@ pub mod counting;
 pub mod keys;
 pub mod meta;
 pub mod positions;
+pub mod runs;
 pub mod table;
