@@ -254,23 +254,20 @@ def distinct_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], labels: list[int],
                                totals: np.ndarray, vocabulary: int, messages: np.ndarray,
-                               options: TrainOptions, copies: list[int] | None = None,
-                               bags: KeyBags | None = None, at: np.ndarray | None = None) -> np.ndarray:
+                               options: TrainOptions, copies: list[int] | None = None) -> np.ndarray:
     """held_out_raw_scores, for messages given as token keys and a model
     given as the columns of those keys plus its per-class totals Σ_w N_cw,
     vocabulary size V and message counts.  Only the block's own tokens
     change when it is taken out, so these are the same numbers: the
     totals lose what the block held, and V loses the tokens only the block
     had (tests/learning/test_scale.py checks it against held_out_raw_scores).
-    `copies`: how many times each message was counted (held_out_raw_scores).
-    `bags`: the documents' KeyBags and `at` their keys' columns, when known."""
-    bags = KeyBags.of(documents) if bags is None else bags
+    `copies`: how many times each message was counted (held_out_raw_scores)."""
+    bags = KeyBags.of(documents)
     wanted = bags.keys
     times = bags.counts.astype(np.int64)
-    if at is None:
-        at = key_positions(columns.keys, wanted)
-        if (at >= len(columns.keys)).any() or (columns.keys[np.minimum(at, len(columns.keys) - 1)] != wanted).any():
-            raise ValueError("held-out scores need messages the model was trained on")
+    at = key_positions(columns.keys, wanted)
+    if (at >= len(columns.keys)).any() or (columns.keys[np.minimum(at, len(columns.keys) - 1)] != wanted).any():
+        raise ValueError("held-out scores need messages the model was trained on")
     # Only the block's own columns change or are scored: the rest are left out
     # (a fifth of the sample's columns, not all of them, in memory at once).
     # np.unique(at, return_inverse=True) by marking: no sort.
@@ -363,14 +360,9 @@ def blocked_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], 
                               options: TrainOptions, blocks: int = 5,
                               copies: list[int] | None = None) -> np.ndarray:
     """blocked_raw_scores, for messages given as token keys (see held_out_raw_scores_by_key)."""
-    bags = KeyBags.of(documents)
-    at = key_positions(columns.keys, bags.keys)
-    if (at >= len(columns.keys)).any() or (columns.keys[np.minimum(at, len(columns.keys) - 1)] != bags.keys).any():
-        raise ValueError("held-out scores need messages the model was trained on")
     return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores_by_key(
         columns, [documents[i] for i in members], [labels[i] for i in members], totals, vocabulary,
-        messages, options, None if copies is None else [copies[i] for i in members],
-        bags.select(members), at[bags.entries(members)]))
+        messages, options, None if copies is None else [copies[i] for i in members]))
 
 
 def time_blocks(labels: list[int], blocks: int = 5) -> np.ndarray:
