@@ -77,7 +77,7 @@ class BatchCounts:
 # The counter of the training run this worker thread counts for: it keys
 # each token (BLAKE2b) and sends its text once per run, not once per batch
 # (core/src/model/counting.rs; bounded, and a text sent twice is merged away
-# by countruns.first_text).  Per thread: a Dask worker may run batches side
+# by countruns.combine).  Per thread: a Dask worker may run batches side
 # by side.
 _worker = threading.local()
 

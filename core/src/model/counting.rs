@@ -17,7 +17,7 @@ pub const ROWS: usize = 4;
 
 /// Tokens a counter remembers (their key, and that their text was sent)
 /// before it starts again: a bound on a worker's memory whatever the
-/// vocabulary.  A text sent twice is merged away (countruns.first_text).
+/// vocabulary.  A text sent twice is merged away (countruns.combine).
 pub const KEY_CACHE: usize = 1 << 18;
 
 /// What one batch adds up to.
@@ -180,7 +180,7 @@ impl TokenCounter {
             }
         }
         // Text: the tokens this counter has not sent before.  Two texts under
-        // one key stay two entries, for countruns.first_text to refuse.
+        // one key stay two entries, for countruns.combine to refuse.
         self.created.sort_by_key(|(key, _, _)| *key);
         out.text.reserve(self.created_text.len());
         for &(key, start, length) in &self.created {
