@@ -12,6 +12,7 @@ pub mod text;
 
 mod py_charsets;
 mod py_chinese;
+mod py_counting;
 mod py_html;
 mod py_keys;
 mod py_mail;
@@ -43,5 +44,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_text::register(m)?;
     py_chinese::register(m)?;
     py_keys::register(m)?;
+    py_counting::register(m)?;
     Ok(())
 }

@@ -31,6 +31,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .._core import key_positions, merge_counts, merge_text
+
 ROWS = 4  # occurrences ham, spam; documents ham, spam
 COUNT_BYTES = 8 + 4 * ROWS  # a key and its four 32-bit counts, as spilled
 DEFAULT_BUDGET = 16 << 20
@@ -80,20 +82,32 @@ def gather_text(text: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
 
 
 def sum_counts(keys: np.ndarray, counts: np.ndarray) -> Run:
-    """One run from keys in any order, repeated or not, and their counts: sum equal keys."""
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
+    """One run from keys in any order, repeated or not, and their counts: sum equal keys.
+
+    By sorting the keys alone (np.sort: 0.04 s for 1.5 million, where the
+    argsort that carries the counts along took 0.3-0.5 s), finding each
+    entry's place among the distinct ones (_core.key_positions) and adding
+    the counts there (np.bincount, exact: float64 holds every sum below 2^53)."""
+    keys = np.asarray(keys, dtype=np.uint64)
     if len(keys) == 0:
-        return Run(keys.astype(np.uint64), np.zeros((ROWS, 0), dtype=np.uint32))
-    first = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    counts = counts[:, order]
-    del order
-    if len(first) == len(keys):  # nothing to add up
-        return Run(keys, counts.astype(np.uint32, copy=False))
-    summed = np.add.reduceat(counts, first, axis=1, dtype=np.uint64)
-    if summed.size and int(summed.max()) > _U4_MAX:
+        return Run(keys, np.zeros((ROWS, 0), dtype=np.uint32))
+    ordered = np.sort(keys)
+    distinct = ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
+    del ordered
+    if len(distinct) == len(keys) and np.array_equal(distinct, keys):  # sorted, nothing to add up
+        return Run(distinct, np.asarray(counts).astype(np.uint32, copy=False))
+    at = np.empty(len(keys), dtype=np.uint64)
+    key_positions(distinct, np.ascontiguousarray(keys), at)
+    summed = np.zeros((ROWS, len(distinct)), dtype=np.uint64)
+    for row in range(ROWS):
+        values = counts[row]
+        if int(values.sum(dtype=np.uint64)) < 2**53:
+            summed[row] = np.bincount(at.astype(np.intp), weights=values, minlength=len(distinct)).astype(np.uint64)
+        else:
+            np.add.at(summed[row], at.astype(np.intp), values.astype(np.uint64))
+    if int(summed.max()) > _U4_MAX:
         raise ValueError(f"a count past {_U4_MAX:,}: out of range for the model format")
-    return Run(keys[first], summed.astype(np.uint32))
+    return Run(distinct, summed.astype(np.uint32))
 
 
 def first_text(keys: np.ndarray, lengths: np.ndarray, text: np.ndarray) -> Run:
@@ -130,8 +144,39 @@ def concatenate(runs: list[Run]) -> Run:
                text=np.concatenate([r.text for r in runs]) if runs else np.zeros(0, np.uint8))
 
 
+def merged_in_core(runs: list[Run]) -> Run | None:
+    """combine's result, from runs that are each sorted (every run a batch
+    or a merge makes), merged k ways in the core: each entry read once,
+    where sorting them end to end took a second or two of a spamassassin
+    training.  None when a run is not sorted."""
+    if not runs:
+        return None
+    keys = [np.ascontiguousarray(r.keys, dtype=np.uint64) for r in runs]
+    total = sum(len(k) for k in keys)
+    out_keys = np.empty(total, dtype=np.uint64)
+    if runs[0].counts is not None:
+        out_counts = np.empty((total, ROWS), dtype=np.uint32)
+        written = merge_counts(keys, [np.ascontiguousarray(r.counts, dtype=np.uint32) for r in runs],
+                               out_keys, out_counts)
+        if written is None:
+            return None
+        return Run(out_keys[:written].copy(), np.ascontiguousarray(out_counts[:written].T))
+    lengths = [np.ascontiguousarray(r.lengths, dtype=np.uint32) for r in runs]
+    texts = [np.ascontiguousarray(r.text, dtype=np.uint8) for r in runs]
+    out_lengths = np.empty(total, dtype=np.uint32)
+    out_text = np.empty(sum(len(t) for t in texts), dtype=np.uint8)
+    done = merge_text(keys, lengths, texts, out_keys, out_lengths, out_text)
+    if done is None:
+        return None
+    entries, size = done
+    return Run(out_keys[:entries].copy(), lengths=out_lengths[:entries].copy(), text=out_text[:size].copy())
+
+
 def combine(runs: list[Run]) -> Run:
     """The runs added up: counts summed per key, or one text per key."""
+    merged = merged_in_core(runs)
+    if merged is not None:
+        return merged
     whole = concatenate(runs)
     if whole.counts is not None:
         return sum_counts(whole.keys, whole.counts)

@@ -34,7 +34,7 @@ import numpy as np
 
 from .countruns import RunReader, SpilledRun, write_array
 from ..model.counts import HAM, SPAM
-from ..model.model import COMPRESSED, KeyColumns, Model, blocked_raw_scores_by_key, file_meta
+from ..model.model import COMPRESSED, KeyColumns, Model, blocked_raw_scores_by_key, file_meta, unique_keys
 from ..model.modelfile import BLOCK_KEYS, check_writable, locked, write_model_streamed
 from ..model.options import TrainOptions
 from ..progress import Phases
@@ -62,7 +62,7 @@ class SampleColumns:
     whose vocabulary is not held."""
 
     def __init__(self, sample: list) -> None:
-        self.wanted = (np.unique(np.concatenate([keys for keys, _ in sample])) if sample
+        self.wanted = (unique_keys(np.concatenate([keys for keys, _ in sample])) if sample
                        else np.zeros(0, dtype=np.uint64))
         self.picked = np.zeros((4, len(self.wanted)), dtype=np.uint32)
         self.totals = np.zeros(2, dtype=np.int64)

@@ -13,17 +13,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.counts import HAM, LABELS, SPAM, TokenCounts
-from .countruns import DEFAULT_BUDGET, CountStore, Run, combine
+from .countruns import DEFAULT_BUDGET, CountStore, Run, sum_counts
 from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnReport, TrainReport, check_paths,  # noqa: F401
                        labelled_messages, tokenized_messages)
 from . import modelbuild
+from .._core import TokenCounter
 from ..mail.digest import message_digest
 from ..errors import InputError, ModelError
-from ..model.model import KeyColumns, Model, blocked_raw_scores_by_key, distinct_keys, raw_scores_by_key, today
+from ..model.model import (KeyBags, KeyColumns, Model, blocked_raw_scores_by_key, raw_scores_by_key, today,
+                           unique_keys)
 from ..model.options import TrainOptions
-from ..model.scoring import Cutoffs, token_key
+from ..model.scoring import Cutoffs
 from ..mail.sources import count_messages
-from ..text.tokens import TokenizerOptions, message_tokens
+from ..text.tokens import TokenizerOptions
 from ..workers import Batches
 
 # Training messages kept (a uniform reservoir sample, fixed seed, so the same
@@ -72,59 +74,36 @@ class BatchCounts:
     sample: dict[int, np.ndarray]
 
 
-# Token -> key of the tokens this worker has met in this training run, so a
-# common token is hashed (BLAKE2b, scoring.token_key) and its text sent once,
-# not once per batch.  Bounded: past KEY_CACHE tokens it starts again, and a
-# text sent twice is merged away (countruns.first_text).  Per thread: a Dask
-# worker may run batches side by side.
-KEY_CACHE = 1 << 18
+# The counter of the training run this worker thread counts for: it keys
+# each token (BLAKE2b) and sends its text once per run, not once per batch
+# (core/src/model/counting.rs; bounded, and a text sent twice is merged away
+# by countruns.combine).  Per thread: a Dask worker may run batches side
+# by side.
 _worker = threading.local()
 
 
-def _key_cache(run: str) -> dict[str, int]:
-    if getattr(_worker, "run", None) != run or len(_worker.keys) > KEY_CACHE:
-        _worker.run, _worker.keys = run, {}
-    return _worker.keys
+def _counter(run: str) -> TokenCounter:
+    if getattr(_worker, "run", None) != run:
+        _worker.run, _worker.counter = run, TokenCounter()
+    return _worker.counter
 
 
 def count_batch(batch: list[tuple[int, int, bytes, bool]], tokenizer: TokenizerOptions,
                 run: str = "") -> BatchCounts:
     """Decode, tokenize and count a batch of (number, label, raw bytes, keep
-    tokens) messages.  Runs in a worker process (or a Dask worker), so it
-    takes and returns only plain, picklable data.  `run` names the training
-    run (see _key_cache)."""
-    occurrences: tuple[Counter, Counter] = (Counter(), Counter())
-    documents: tuple[Counter, Counter] = (Counter(), Counter())
-    messages = [0, 0]
-    kept: dict[int, list[str]] = {}
-    for number, label, data, keep in batch:
-        tokens = message_tokens(data, tokenizer)
-        # update() with a list or set counts in C; with a Counter it would loop in Python.
-        occurrences[label].update(tokens)
-        documents[label].update(set(tokens))
-        messages[label] += 1
-        if keep:
-            kept[number] = tokens
-    cache = _key_cache(run)
-    new = [token for token in set(occurrences[HAM]).union(occurrences[SPAM]) if token not in cache]
-    cache.update(zip(new, map(token_key, new)))
-    key = cache.__getitem__
-    parts = []
-    for label in (HAM, SPAM):
-        tokens = list(occurrences[label])
-        keys = np.fromiter(map(key, tokens), dtype=np.uint64, count=len(tokens))
-        counts = np.zeros((4, len(tokens)), dtype=np.uint32)
-        counts[label] = np.fromiter(occurrences[label].values(), dtype=np.uint32, count=len(tokens))
-        counts[2 + label] = np.fromiter(map(documents[label].__getitem__, tokens), dtype=np.uint32,
-                                        count=len(tokens))
-        parts.append(Run(keys, counts))
-    encoded = [token.encode("utf-8", "surrogatepass") for token in new]
-    text = Run(np.fromiter(map(key, new), dtype=np.uint64, count=len(new)),
-               lengths=np.fromiter(map(len, encoded), dtype=np.uint32, count=len(new)),
-               text=np.frombuffer(b"".join(encoded), dtype=np.uint8))
-    sample = {number: np.fromiter(map(key, tokens), dtype=np.uint64, count=len(tokens))
-              for number, tokens in kept.items()}
-    return BatchCounts(combine(parts), text, messages, sample)
+    tokens) messages, in the core with the GIL released.  Runs in a worker
+    process (or a Dask worker), so it takes and returns only plain,
+    picklable data.  `run` names the training run (see _counter)."""
+    keys, counts, text_keys, lengths, text, messages, kept = _counter(run).count(
+        [data for _, _, data, _ in batch], [label for _, label, _, _ in batch],
+        [keep for _, _, _, keep in batch], tokenizer)
+    keyed = np.frombuffer(keys, dtype="<u8").astype(np.uint64, copy=False)
+    numbers = [number for number, _, _, keep in batch if keep]
+    return BatchCounts(Run(keyed, np.frombuffer(counts, dtype="<u4").reshape(4, len(keyed))),
+                       Run(np.frombuffer(text_keys, dtype="<u8"), lengths=np.frombuffer(lengths, dtype="<u4"),
+                           text=np.frombuffer(text, dtype=np.uint8)),
+                       list(messages),
+                       {number: np.frombuffer(keys, dtype="<u8") for number, keys in zip(numbers, kept)})
 
 
 class Tally:
@@ -226,7 +205,7 @@ def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], fit_cut
     labels = [label for _, label in sample]
     if modelbuild.calibration_due(labels, model.messages):
         counts = model.counts
-        wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
+        wanted = unique_keys(np.concatenate([keys for keys, _ in sample]))
         at = np.searchsorted(counts.keys, wanted)
         if model._selected is None:
             model._selected = model._selection(counts)
@@ -304,17 +283,19 @@ def near_errors_by_key(columns: KeyColumns, sample: list[tuple[np.ndarray, int]]
     if not retraining_applies(options, sample, messages):
         return [1] * len(sample), None
     margin = options.retrain_margin
-    raw = raw_scores_by_key(columns, [keys for keys, _ in sample], totals, vocabulary, messages, options)
+    documents = [keys for keys, _ in sample]
+    bags = KeyBags.of(documents)
+    raw = raw_scores_by_key(columns, documents, totals, vocabulary, messages, options, bags)
     copies = [2 if (1 if label == SPAM else -1) * score <= margin else 1
               for score, (_, label) in zip(raw.tolist(), sample)]
-    parts = []
-    for (keys, label), times in zip(sample, copies):
-        if times == 2:
-            distinct, counted = distinct_keys(keys)
-            counts = np.zeros((4, len(distinct)), dtype=np.uint32)
-            counts[label] = counted
-            parts.append(Run(distinct, counts))
-    return copies, (combine(parts) if parts else None)
+    again = np.flatnonzero(np.asarray(copies) == 2)
+    if not len(again):
+        return copies, None
+    near = bags.select(again)
+    counts = np.zeros((4, len(near.keys)), dtype=np.uint32)
+    counts[np.repeat(np.asarray([sample[i][1] for i in again], dtype=np.intp), near.sizes),
+           np.arange(len(near.keys))] = near.counts
+    return copies, sum_counts(near.keys, counts)
 
 
 def count_near_errors_again_by_key(counts: TokenCounts, sample: list[tuple[np.ndarray, int]],
@@ -324,7 +305,7 @@ def count_near_errors_again_by_key(counts: TokenCounts, sample: list[tuple[np.nd
     if not retraining_applies(options, sample, counts.messages):
         return [1] * len(sample)
     model = Model.from_counts(counts, options)  # its feature selection, as scoring would see it
-    wanted = np.unique(np.concatenate([keys for keys, _ in sample]))
+    wanted = unique_keys(np.concatenate([keys for keys, _ in sample]))
     at = np.searchsorted(counts.keys, wanted)
     assert model._selected is not None  # from_counts selects
     columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])

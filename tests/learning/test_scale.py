@@ -51,6 +51,27 @@ def test_runs_merged_k_ways_in_small_chunks_equal_one_sum():
     assert np.concatenate([m.counts for m in merged], axis=1).T.tolist() == [everything[k] for k in keys.tolist()]
 
 
+def test_sorted_runs_merged_in_the_core_equal_the_sorting_sum():
+    random = np.random.default_rng(11)
+    runs = []
+    for _ in range(6):
+        keys = random.integers(0, 2**64 - 1, size=random.integers(0, 300), dtype=np.uint64)
+        keys[: len(keys) // 2] = random.integers(0, 50, size=len(keys) // 2)  # shared keys too
+        runs.append(countruns.sum_counts(keys, random.integers(0, 9, size=(4, len(keys))).astype(np.uint32)))
+    merged = countruns.merged_in_core(runs)
+    assert merged is not None
+    whole = countruns.concatenate(runs)
+    order = np.argsort(whole.keys, kind="stable")
+    keys, first = whole.keys[order], np.unique(whole.keys[order], return_index=True)[1]
+    assert merged.keys.tolist() == keys[first].tolist()
+    assert merged.counts.tolist() == np.add.reduceat(whole.counts[:, order], first, axis=1).tolist()
+    assert countruns.merged_in_core([countruns.Run(np.array([2, 1], dtype=np.uint64),
+                                                   np.zeros((4, 2), dtype=np.uint32))]) is None  # not sorted
+    full = countruns.Run(np.array([5], dtype=np.uint64), np.full((4, 1), 2**32 - 1, dtype=np.uint32))
+    with pytest.raises(ValueError, match="a count past 4,294,967,295"):
+        countruns.combine([full, full])
+
+
 def test_text_runs_keep_one_text_per_key_and_refuse_a_shared_key():
     def run(tokens):
         encoded = [t.encode() for t in tokens]
