@@ -349,18 +349,19 @@ fn spill_the_rest(pieces: &[&str], first: usize, out: &mut Vec<String>, options:
 
 /// Words, numbers, URL and address tokens of text with no Han character, added to `out`.
 fn latin_tokens(piece: &str, stop: &HashSet<String>, out: &mut Vec<String>) {
-    for value in latin_findall(piece) {
+    for value in latin_spans(piece) {
         // Which alternative matched, from the text: only a URL holds "://"
         // or starts with "www." (an address or word starting so would have
         // matched as a URL first), and of the rest only an address has "@".
         if value.contains("://") || value.starts_with("www.") {
-            out.extend(url_tokens(&value));
+            out.extend(url_tokens(value));
         } else if value.contains('@') {
-            out.extend(address_tokens("email", &value));
+            out.extend(address_tokens("email", value));
         } else {
-            let length = value.chars().count();
-            if (MIN_WORD_LENGTH..=MAX_WORD_LENGTH).contains(&length) && !stop.contains(&value) {
-                out.push(value);
+            // A char has at most 4 bytes: most words are judged by their byte length alone.
+            let fits = value.len() <= MAX_WORD_LENGTH || value.chars().count() <= MAX_WORD_LENGTH;
+            if fits && value.chars().nth(MIN_WORD_LENGTH - 1).is_some() && !stop.contains(value) {
+                out.push(value.to_string());
             }
         }
     }
@@ -410,6 +411,9 @@ fn run_end(s: &[char], mut at: usize, class: impl Fn(char) -> bool) -> usize {
 
 /// `(?:https?://|www\.)[A-Za-z0-9\-._~:/?#@!$&*+,;=%]++` at `at`: its end.
 fn match_url(s: &[char], at: usize) -> Option<usize> {
+    if !matches!(s.get(at), Some('h' | 'w')) {
+        return None; // tried at every position: most start no link
+    }
     let prefix = ["http://", "https://", "www."].iter().find(|p| starts_with_at(s, at, p))?;
     let body = at + prefix.len();
     let end = run_end(s, body, is_url_char);
@@ -482,7 +486,19 @@ fn match_at(s: &[char], at: usize, free: bool) -> Option<usize> {
 /// tried first.)  Each such try reads at most one run of address characters
 /// that no other try reads, so this stays linear.
 pub fn latin_findall(piece: &str) -> Vec<String> {
-    let s: Vec<char> = piece.chars().collect();
+    latin_spans(piece).into_iter().map(String::from).collect()
+}
+
+/// latin_findall's matches as slices of `piece`: a token is copied only if kept.
+fn latin_spans(piece: &str) -> Vec<&str> {
+    let mut s: Vec<char> = Vec::with_capacity(piece.len());
+    // The byte offset of each char, and of the end: a match's text is a slice.
+    let mut offsets: Vec<usize> = Vec::with_capacity(piece.len() + 1);
+    for (offset, c) in piece.char_indices() {
+        s.push(c);
+        offsets.push(offset);
+    }
+    offsets.push(piece.len());
     let mut out = Vec::new();
     let mut position = 0;
     let mut after_impure = false;
@@ -495,13 +511,23 @@ pub fn latin_findall(piece: &str) -> Vec<String> {
             found = (position..s.len()).find_map(|at| match_at(&s, at, false).map(|end| (at, end)));
         }
         let Some((start, end)) = found else { break };
-        let value: String = s[start..end].iter().collect();
+        let value = &piece[offsets[start]..offsets[end]];
         after_impure = !s[start..end].iter().all(|&c| is_address_char(c))
             || value.starts_with("http://")
             || value.starts_with("https://")
             || value.starts_with("www.");
         out.push(value);
         position = end; // every alternative matches at least one character
+    }
+    out
+}
+
+/// `parts` joined: the tokens made of a prefix and a word, made without the
+/// formatting machinery (a message makes hundreds of them).
+fn joined(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|part| part.len()).sum());
+    for part in parts {
+        out.push_str(part);
     }
     out
 }
@@ -738,7 +764,7 @@ pub fn url_tokens(url: &str) -> Vec<String> {
     if host.is_empty() || host.chars().count() > 253 {
         return Vec::new();
     }
-    let mut tokens = vec![format!("url:{host}")];
+    let mut tokens = vec![joined(&["url:", host])];
     let labels: Vec<&str> = host.split('.').collect();
     let last = labels[labels.len() - 1];
     if !last.is_empty() && last.chars().all(is_digit) {
@@ -757,7 +783,7 @@ pub fn address_tokens(field: &str, address: &str) -> Vec<String> {
         return Vec::new();
     }
     let domain = address.rsplit('@').next().unwrap_or("");
-    vec![format!("{field}:addr:{address}"), format!("{field}:domain:{domain}")]
+    vec![joined(&[field, ":addr:", &address]), joined(&[field, ":domain:", domain])]
 }
 
 /// Maximal runs of characters of `class`, as (start, end) in chars.
@@ -824,8 +850,14 @@ const CALENDAR: [&str; 19] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "
 /// they are unique per message, or name a day that never comes back.
 pub fn received_tokens(value: &str) -> Vec<String> {
     let value = casefold(value);
-    let s: Vec<char> = value.chars().collect();
-    let text = |a: usize, b: usize| s[a..b].iter().collect::<String>();
+    let mut s: Vec<char> = Vec::with_capacity(value.len());
+    let mut offsets: Vec<usize> = Vec::with_capacity(value.len() + 1);
+    for (offset, c) in value.char_indices() {
+        s.push(c);
+        offsets.push(offset);
+    }
+    offsets.push(value.len());
+    let text = |a: usize, b: usize| &value[offsets[a]..offsets[b]];
     let mut out = Vec::new();
     // `(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.\d{1,3}(?![\d.])`: a whole run of [\d.] characters.
     for (start, end) in runs_of(&s, |c| is_decimal(c) || c == '.') {
@@ -848,15 +880,15 @@ pub fn received_tokens(value: &str) -> Vec<String> {
     let word_runs = runs_of(&s, is_host_run_char);
     for &(start, _) in &word_runs {
         if let Some(end) = host_at(&s, start) {
-            out.push(format!("received:domain:{}", registered_domain(&text(start, end))));
+            out.push(joined(&["received:domain:", &registered_domain(text(start, end))]));
         }
     }
     // `(?<![\w.\-])[a-z]{2,12}(?![\w.\-])`: a whole run of [\w.\-] characters.
     for &(start, end) in &word_runs {
         if (2..=12).contains(&(end - start)) && s[start..end].iter().all(|c| c.is_ascii_lowercase()) {
             let word = text(start, end);
-            if !CALENDAR.contains(&word.as_str()) {
-                out.push(format!("received:{word}"));
+            if !CALENDAR.contains(&word) {
+                out.push(joined(&["received:", word]));
             }
         }
     }
@@ -996,7 +1028,7 @@ pub fn header_tokens_with(name: &str, value: &str, options: &TokenizerOptions,
             for (display, address) in addresses {
                 if !display.is_empty() {
                     let words = text_tokens_with(display, options, Some(&mut *budget), han);
-                    out.extend(words.into_iter().map(|word| format!("{name}:{word}")));
+                    out.extend(words.into_iter().map(|word| joined(&[name, ":", &word])));
                 }
                 if !address.is_empty() {
                     out.extend(address_tokens(name, address));
@@ -1005,10 +1037,10 @@ pub fn header_tokens_with(name: &str, value: &str, options: &TokenizerOptions,
         }
         None => {
             let words = text_tokens_with(value, options, Some(&mut *budget), han);
-            out.extend(words.into_iter().map(|word| format!("{name}:{word}")));
+            out.extend(words.into_iter().map(|word| joined(&[name, ":", &word])));
         }
     }
-    out.extend(budget.spilled.drain(..).map(|c| format!("{name}:{c}")));
+    out.extend(budget.spilled.drain(..).map(|c| joined(&[name, ":", &c])));
     out
 }
 
@@ -1059,7 +1091,7 @@ pub fn message_tokens_with(message: &DecodedMessage, options: &TokenizerOptions,
         if options.bigrams {
             // Pairs of words, not of url:/email: tokens.
             let plain: Vec<&String> = words.iter().filter(|w| !w.contains(':')).collect();
-            let pairs: Vec<String> = plain.windows(2).map(|pair| format!("{} {}", pair[0], pair[1])).collect();
+            let pairs: Vec<String> = plain.windows(2).map(|pair| joined(&[pair[0], " ", pair[1]])).collect();
             out.extend(words);
             out.extend(pairs);
         } else {
