@@ -397,21 +397,46 @@ fn is_url_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || "-._~:/?#@!$&*+,;=%".contains(c)
 }
 
-fn starts_with_at(s: &[char], at: usize, prefix: &str) -> bool {
-    let mut rest = s.get(at..).unwrap_or_default().iter();
-    prefix.chars().all(|p| rest.next() == Some(&p))
+/// Text the Latin rules scan, one char at a time: the chars of a piece, or
+/// the bytes of a piece that is ASCII (most mail), read where they lie
+/// instead of copied out into chars first.  The same rules run on either.
+trait Scanned {
+    fn len(&self) -> usize;
+    fn at(&self, index: usize) -> char;
 }
 
-fn run_end(s: &[char], mut at: usize, class: impl Fn(char) -> bool) -> usize {
-    while at < s.len() && class(s[at]) {
+impl Scanned for [char] {
+    fn len(&self) -> usize {
+        <[char]>::len(self)
+    }
+    fn at(&self, index: usize) -> char {
+        self[index]
+    }
+}
+
+impl Scanned for [u8] {
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+    fn at(&self, index: usize) -> char {
+        char::from(self[index])
+    }
+}
+
+fn starts_with_at<S: Scanned + ?Sized>(s: &S, at: usize, prefix: &str) -> bool {
+    at + prefix.len() <= s.len() && prefix.chars().enumerate().all(|(k, p)| s.at(at + k) == p)
+}
+
+fn run_end<S: Scanned + ?Sized>(s: &S, mut at: usize, class: impl Fn(char) -> bool) -> usize {
+    while at < s.len() && class(s.at(at)) {
         at += 1;
     }
     at
 }
 
 /// `(?:https?://|www\.)[A-Za-z0-9\-._~:/?#@!$&*+,;=%]++` at `at`: its end.
-fn match_url(s: &[char], at: usize) -> Option<usize> {
-    if !matches!(s.get(at), Some('h' | 'w')) {
+fn match_url<S: Scanned + ?Sized>(s: &S, at: usize) -> Option<usize> {
+    if at >= s.len() || !matches!(s.at(at), 'h' | 'w') {
         return None; // tried at every position: most start no link
     }
     let prefix = ["http://", "https://", "www."].iter().find(|p| starts_with_at(s, at, p))?;
@@ -421,9 +446,9 @@ fn match_url(s: &[char], at: usize) -> Option<usize> {
 }
 
 /// `[\w.+\-]++@[\w\-]++(?:\.[\w\-]++)++` at `at` (the look-behind is the caller's): its end.
-fn match_address(s: &[char], at: usize) -> Option<usize> {
+fn match_address<S: Scanned + ?Sized>(s: &S, at: usize) -> Option<usize> {
     let local = run_end(s, at, is_address_char);
-    if local == at || local >= s.len() || s[local] != '@' {
+    if local == at || local >= s.len() || s.at(local) != '@' {
         return None;
     }
     let domain = local + 1;
@@ -432,7 +457,7 @@ fn match_address(s: &[char], at: usize) -> Option<usize> {
         return None;
     }
     let mut labels = 0;
-    while end < s.len() && s[end] == '.' {
+    while end < s.len() && s.at(end) == '.' {
         let label_end = run_end(s, end + 1, is_word_or_dash);
         if label_end == end + 1 {
             break;
@@ -444,31 +469,31 @@ fn match_address(s: &[char], at: usize) -> Option<usize> {
 }
 
 /// `[$€£¥]?\w++(?:['.\-]\w++)*+%?` at `at`: its end.
-fn match_word(s: &[char], at: usize) -> Option<usize> {
+fn match_word<S: Scanned + ?Sized>(s: &S, at: usize) -> Option<usize> {
     let n = s.len();
     let mut end = at;
-    if end + 1 < n && matches!(s[end], '$' | '€' | '£' | '¥') && is_word(s[end + 1]) {
+    if end + 1 < n && matches!(s.at(end), '$' | '€' | '£' | '¥') && is_word(s.at(end + 1)) {
         end += 1;
     }
-    if end >= n || !is_word(s[end]) {
+    if end >= n || !is_word(s.at(end)) {
         return None;
     }
     end = run_end(s, end, is_word);
-    while end + 1 < n && matches!(s[end], '\'' | '.' | '-') && is_word(s[end + 1]) {
+    while end + 1 < n && matches!(s.at(end), '\'' | '.' | '-') && is_word(s.at(end + 1)) {
         end = run_end(s, end + 1, is_word);
     }
-    if end < n && s[end] == '%' {
+    if end < n && s.at(end) == '%' {
         end += 1;
     }
     Some(end)
 }
 
 /// The alternatives at `at` exactly, the address's look-behind tested unless `free`.
-fn match_at(s: &[char], at: usize, free: bool) -> Option<usize> {
+fn match_at<S: Scanned + ?Sized>(s: &S, at: usize, free: bool) -> Option<usize> {
     if let Some(end) = match_url(s, at) {
         return Some(end);
     }
-    if free || at == 0 || !is_address_char(s[at - 1]) {
+    if free || at == 0 || !is_address_char(s.at(at - 1)) {
         if let Some(end) = match_address(s, at) {
             return Some(end);
         }
@@ -491,6 +516,10 @@ pub fn latin_findall(piece: &str) -> Vec<String> {
 
 /// latin_findall's matches as slices of `piece`: a token is copied only if kept.
 fn latin_spans(piece: &str) -> Vec<&str> {
+    if piece.is_ascii() {
+        // A byte is a char: offsets are indices.
+        return scan_latin(piece.as_bytes(), |at| at).into_iter().map(|(start, end)| &piece[start..end]).collect();
+    }
     let mut s: Vec<char> = Vec::with_capacity(piece.len());
     // The byte offset of each char, and of the end: a match's text is a slice.
     let mut offsets: Vec<usize> = Vec::with_capacity(piece.len() + 1);
@@ -499,24 +528,29 @@ fn latin_spans(piece: &str) -> Vec<&str> {
         offsets.push(offset);
     }
     offsets.push(piece.len());
+    scan_latin(s.as_slice(), |at| offsets[at]).into_iter().map(|(start, end)| &piece[start..end]).collect()
+}
+
+/// The matches of latin_findall over `s`, as byte ranges of the piece (`offset`: a char's).
+fn scan_latin<S: Scanned + ?Sized>(s: &S, offset: impl Fn(usize) -> usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut position = 0;
     let mut after_impure = false;
     while position < s.len() {
         let mut found = None;
-        if after_impure && position > 0 && is_address_char(s[position - 1]) {
-            found = match_at(&s, position, true).map(|end| (position, end));
+        if after_impure && position > 0 && is_address_char(s.at(position - 1)) {
+            found = match_at(s, position, true).map(|end| (position, end));
         }
         if found.is_none() {
-            found = (position..s.len()).find_map(|at| match_at(&s, at, false).map(|end| (at, end)));
+            found = (position..s.len()).find_map(|at| match_at(s, at, false).map(|end| (at, end)));
         }
         let Some((start, end)) = found else { break };
-        let value = &piece[offsets[start]..offsets[end]];
-        after_impure = !s[start..end].iter().all(|&c| is_address_char(c))
-            || value.starts_with("http://")
-            || value.starts_with("https://")
-            || value.starts_with("www.");
-        out.push(value);
+        let begins = |prefix: &str| end - start >= prefix.len() && starts_with_at(s, start, prefix);
+        after_impure = !(start..end).all(|at| is_address_char(s.at(at)))
+            || begins("http://")
+            || begins("https://")
+            || begins("www.");
+        out.push((offset(start), offset(end)));
         position = end; // every alternative matches at least one character
     }
     out
@@ -1160,6 +1194,28 @@ mod tests {
                    ["mail", "email:addr:sales@deals.example", "email:domain:deals.example", "now"]);
         assert_eq!(tokens("访问http://a.example.com，联系"), ["访", "问", "url:a.example.com", "url:example.com", "联", "系"]);
         assert_eq!(tokens(&"x".repeat(41)), Vec::<String>::new());
+    }
+
+    #[test]
+    fn ascii_and_other_text_scan_alike() {
+        // The same text with and without a char past ASCII at its end (the
+        // scan over bytes and the one over chars); "http:// x" is a word
+        // "http" followed by no link.
+        for text in ["$a+b@x.com http:// x.y@z.org www. it's-50% a.b@ http://h.example/p?q=1 ".to_string(),
+                     "+me@x.org,ww.w wwwx www.a.b $5 a-b.c'd".to_string()] {
+            let mut with_other = text.clone();
+            with_other.push('é');
+            let mut expected = latin_findall(&with_other);
+            if expected.last().is_some_and(|last| last.ends_with('é')) {
+                let last = expected.pop().unwrap_or_default();
+                let cut = last.trim_end_matches('é');
+                if !cut.is_empty() {
+                    expected.push(cut.to_string());
+                }
+            }
+            assert_eq!(latin_findall(&text), expected, "{text}");
+        }
+        assert_eq!(latin_findall("http:// a@b.c"), ["http", "a@b.c"]);
     }
 
     #[test]
