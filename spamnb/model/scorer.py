@@ -330,6 +330,11 @@ class Scorer:
         NO_EVIDENCE (NaN) for a message with too few known tokens."""
         return self.score_tokens(tokens).raw
 
+    def scores_in_one_call(self, explain: bool = False) -> bool:
+        """Whether score_message is one call into the core (which lets other
+        threads run): a plain model file, without explanation or chunking."""
+        return not explain and not self.rule.chunk and isinstance(self._table, WeightTable)
+
     def score_message(self, raw: bytes, explain: bool = False,
                       cutoffs: Cutoffs | None = None) -> Score:
         """Score one raw message (bytes as read from a file or stdin).
@@ -339,7 +344,7 @@ class Scorer:
         never built in Python; explanations, chunking and a journal's live
         weights take the token list."""
         rule = self.rule
-        if explain or rule.chunk or not isinstance(self._table, WeightTable):
+        if not self.scores_in_one_call(explain):
             return self.score_tokens(self.tokens(raw), explain, cutoffs)
         terms, known, distinct = self._table.message_terms(raw, self.options.tokenizer,
                                                            presence_scoring(self.options.event_model))
