@@ -343,9 +343,9 @@ class Scorer:
         tokenize, key, look up: WeightTable.message_terms), the token list
         never built in Python; explanations, chunking and a journal's live
         weights take the token list."""
-        rule = self.rule
-        if not self.scores_in_one_call(explain):
+        rule, table = self.rule, self._table
+        if not self.scores_in_one_call(explain) or not isinstance(table, WeightTable):
             return self.score_tokens(self.tokens(raw), explain, cutoffs)
-        terms, known, distinct = self._table.message_terms(raw, self.options.tokenizer,
-                                                           presence_scoring(self.options.event_model))
+        terms, known, distinct = table.message_terms(raw, self.options.tokenizer,
+                                                     presence_scoring(self.options.event_model))
         return score_terms(terms, known, distinct, rule, cutoffs or self.cutoffs)

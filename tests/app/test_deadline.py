@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLE
 from spamnb.app.fastpath import parse_classify
 from spamnb.app.server import HEADER
 
