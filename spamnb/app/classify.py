@@ -1,20 +1,13 @@
 """Scoring every message under some paths and writing the results: the body
 of `spamnb classify`, shared by the click command and the fast path.
 
-Bulk runs spread the scoring over workers; results are written in reading
-order.  A pool starts only once a first full batch is read, so scoring one
-message from a pipe never starts one.  Where a message is scored in one call
-into the core (which releases the GIL), the workers are threads of this
-process: they share the model, the core's cache of tokens looked up and its
-first-use tables, and no message or score crosses a pipe (spamassassin's
-test part: 14 % less CPU than forked processes).  Elsewhere (explanations,
-chunking, a journal's live weights: Python per token) they are processes
-forked from this one, sharing the mapped model.
+Bulk runs spread the scoring over worker processes forked from this one
+(they share the mapped model); results are written in reading order.  A
+pool starts only once a first full batch is read, so scoring one message
+from a pipe never forks.
 """
 
 from __future__ import annotations
-
-import time
 
 from ..errors import EXIT_INPUT_ERROR, InputError
 from ..record import Record
@@ -60,28 +53,8 @@ def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | No
     return [judge(_WORKER_SCORER, data, timeout, explain, cutoffs) for data in batch]
 
 
-def _score_batch_in_thread(scorer, batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list:
-    """Score a batch in a worker thread.  SIGALRM reaches the main thread
-    only, so the deadline is read after each message: one call into the core
-    cannot be interrupted anyway (the alarm's handler runs once it returns),
-    so a message over its time gets the same unsure Score as in a process."""
-    from .deadline import unsure
-
-    scores = []
-    for data in batch:
-        started = time.monotonic()
-        score = judge(scorer, data, None, explain, cutoffs)
-        scores.append(unsure(timeout) if timeout and time.monotonic() - started > timeout else score)
-    return scores
-
-
-def _pool_for(scorer, jobs: int, threads: bool):
-    """Worker threads, or forked worker processes (sharing the mapped model)
-    that end with this process (| head, SIGTERM)."""
-    if threads:
-        from concurrent.futures import ThreadPoolExecutor
-
-        return ThreadPoolExecutor(jobs, thread_name_prefix="spamnb-score")
+def _pool_for(scorer, jobs: int):
+    """Forked workers (sharing the mapped model) that end with this process (| head, SIGTERM)."""
     from ..workers import process_pool
 
     global _WORKER_SCORER
@@ -111,11 +84,8 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
 
     # One worker: each message scored here as it is read.  Several: a pool
     # once a first full batch is read, so scoring one message never forks.
-    one_call = getattr(scorer, "scores_in_one_call", None)
-    threads = jobs > 1 and one_call is not None and one_call(explain)
-    work = (lambda batch, *args: _score_batch_in_thread(scorer, batch, *args)) if threads else _score_batch
-    scoring = Batches(work, collect, args=(cutoffs, explain, timeout), workers=jobs, here=score_here,
-                      start=(lambda: _pool_for(scorer, jobs, threads)) if jobs > 1 else None,
+    scoring = Batches(_score_batch, collect, args=(cutoffs, explain, timeout), workers=jobs, here=score_here,
+                      start=(lambda: _pool_for(scorer, jobs)) if jobs > 1 else None,
                       batch_items=BATCH_MESSAGES if jobs > 1 else 1)
     try:
         # Standard input can be read once: a second "-" would score an empty message.

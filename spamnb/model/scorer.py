@@ -330,11 +330,6 @@ class Scorer:
         NO_EVIDENCE (NaN) for a message with too few known tokens."""
         return self.score_tokens(tokens).raw
 
-    def scores_in_one_call(self, explain: bool = False) -> bool:
-        """Whether score_message is one call into the core (which lets other
-        threads run): a plain model file, without explanation or chunking."""
-        return not explain and not self.rule.chunk and isinstance(self._table, WeightTable)
-
     def score_message(self, raw: bytes, explain: bool = False,
                       cutoffs: Cutoffs | None = None) -> Score:
         """Score one raw message (bytes as read from a file or stdin).
@@ -343,9 +338,9 @@ class Scorer:
         tokenize, key, look up: WeightTable.message_terms), the token list
         never built in Python; explanations, chunking and a journal's live
         weights take the token list."""
-        rule, table = self.rule, self._table
-        if not self.scores_in_one_call(explain) or not isinstance(table, WeightTable):
+        rule = self.rule
+        if explain or rule.chunk or not isinstance(self._table, WeightTable):
             return self.score_tokens(self.tokens(raw), explain, cutoffs)
-        terms, known, distinct = table.message_terms(raw, self.options.tokenizer,
-                                                     presence_scoring(self.options.event_model))
+        terms, known, distinct = self._table.message_terms(raw, self.options.tokenizer,
+                                                           presence_scoring(self.options.event_model))
         return score_terms(terms, known, distinct, rule, cutoffs or self.cutoffs)

@@ -84,9 +84,7 @@ def assert_all_end(workers: set[int]) -> float:
 
 @pytest.mark.parametrize("ending", ["SIGPIPE (| head -1)", "SIGTERM", "SIGKILL (a crash)"])
 def test_classify_workers_end_with_their_parent(sample_model, many_messages, ending):
-    # --explain scores in Python per token: its workers are processes (a
-    # message scored in one call into the core is scored in threads).
-    parent = start(["classify", "-j", "2", "--explain", "--model", sample_model, many_messages])
+    parent = start(["classify", "-j", "2", "--model", sample_model, many_messages])
     try:
         first = parent.stdout.readline()  # the pool is running once a result is out
         assert first.startswith((b"spam", b"ham", b"unsure")), parent.stderr.read()
@@ -102,20 +100,6 @@ def test_classify_workers_end_with_their_parent(sample_model, many_messages, end
             parent.kill()
             parent.wait()
     assert_all_end(workers)
-
-
-def test_classify_scores_in_threads_where_a_message_is_one_call(sample_model, many_messages):
-    parent = start(["classify", "-j", "2", "--format", "tsv", "--model", sample_model, many_messages])
-    first = parent.stdout.readline() + parent.stdout.readline()  # the header, then a first result
-    forked = children(parent.pid)
-    rest = parent.stdout.read()  # through the same buffer as the lines read above
-    errors = parent.stderr.read()
-    parent.wait(timeout=120)
-    single = subprocess.run([sys.executable, "-m", "spamnb", "classify", "-j", "1", "--format", "tsv", "--model",
-                             sample_model, many_messages], capture_output=True, timeout=120)
-    assert parent.returncode == single.returncode == 0, errors + single.stderr
-    assert not forked
-    assert first + rest == single.stdout  # in reading order, byte for byte
 
 
 def test_training_workers_end_with_their_parent(tmp_path, many_messages):
