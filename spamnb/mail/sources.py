@@ -172,7 +172,7 @@ def _read_file(path: str, skipped: list[Skipped], max_bytes: int,
             if _is_mbox(handle):
                 yield from _read_mbox(path, handle, skipped, max_bytes)
                 return
-            data = handle.read(max_bytes)
+            data = _read_capped(handle, max_bytes)
     except NotRegular:
         skipped.append(Skipped(display(path), "not a regular file"))
         return
@@ -183,6 +183,18 @@ def _read_file(path: str, skipped: list[Skipped], max_bytes: int,
         skipped.append(Skipped(display(path), "empty file"))
         return
     yield RawMessage(path, data)
+
+
+def _read_capped(handle, max_bytes: int) -> bytes:
+    """handle.read(max_bytes), asking for no more than the file holds:
+    BufferedReader.read(n) allocates n bytes before it reads, so a 10 MB cap
+    made every message a fresh 10 MB mapping (2.5 times the reading of a
+    bulk run).  A file that grew since its size was read is read on."""
+    size = os.fstat(handle.fileno()).st_size
+    data = handle.read(min(max_bytes, size + 1))
+    if size < len(data) < max_bytes:
+        data += handle.read(max_bytes - len(data))
+    return data
 
 
 def _is_mbox(handle) -> bool:

@@ -299,11 +299,20 @@ class Scorer:
 
     @property
     def rule(self) -> ScoringRule:
-        """How contributions combine: the options, plus the calibration if fitted."""
+        """How contributions combine: the options, plus the calibration if fitted.
+
+        Made again only when what it is made of was replaced (the options,
+        the calibration table, the bias: each is replaced, never changed in
+        place): a bulk run asks once per message."""
         calibration = self.meta.get("calibration")
+        made = getattr(self, "_rule_made", None)
+        if made is not None and made[0] is self.options and made[1] is calibration and made[2] is self.bias:
+            return made[3]
         scale, offset = (calibration["scale"], calibration["offset"]) if calibration else (1.0, self.bias)
-        return ScoringRule(self.options.normalize, self.options.top_k, scale, offset, self.options.chunk,
+        rule = ScoringRule(self.options.normalize, self.options.top_k, scale, offset, self.options.chunk,
                            calibration is not None)
+        self._rule_made = (self.options, calibration, self.bias, rule)
+        return rule
 
     def tokens(self, raw: bytes) -> list[str]:
         tokenizer = self.options.tokenizer

@@ -118,13 +118,16 @@ class ScoringRule(Record):
     def raw(self, contributions: list[float]) -> tuple[float, list[int]]:
         """(raw score, indices of the contributions kept); the raw score is
         NO_EVIDENCE (NaN) when fewer than MIN_EVIDENCE are nonzero."""
-        if len(contributions) < MIN_EVIDENCE:
-            return NO_EVIDENCE, list(range(len(contributions)))
         kept = list(range(len(contributions)))
+        if len(contributions) < MIN_EVIDENCE:
+            return NO_EVIDENCE, kept
         if self.top_k and len(kept) > self.top_k:
             kept.sort(key=lambda i: -abs(contributions[i]))
             kept = kept[: self.top_k]
-        return sum(contributions[i] for i in kept) / self.divisor(len(kept)), kept
+            return sum(contributions[i] for i in kept) / self.divisor(len(kept)), kept
+        # Every term kept, in order: the same additions as over `kept`, without
+        # a Python step per term (a third of a bulk classify's Python per message).
+        return sum(contributions) / self.divisor(len(kept)), kept
 
     def divisor(self, kept: int) -> float:
         """n^γ for n contributions kept (at least 1)."""

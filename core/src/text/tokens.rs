@@ -349,18 +349,19 @@ fn spill_the_rest(pieces: &[&str], first: usize, out: &mut Vec<String>, options:
 
 /// Words, numbers, URL and address tokens of text with no Han character, added to `out`.
 fn latin_tokens(piece: &str, stop: &HashSet<String>, out: &mut Vec<String>) {
-    for value in latin_findall(piece) {
+    for value in latin_spans(piece) {
         // Which alternative matched, from the text: only a URL holds "://"
         // or starts with "www." (an address or word starting so would have
         // matched as a URL first), and of the rest only an address has "@".
         if value.contains("://") || value.starts_with("www.") {
-            out.extend(url_tokens(&value));
+            out.extend(url_tokens(value));
         } else if value.contains('@') {
-            out.extend(address_tokens("email", &value));
+            out.extend(address_tokens("email", value));
         } else {
-            let length = value.chars().count();
-            if (MIN_WORD_LENGTH..=MAX_WORD_LENGTH).contains(&length) && !stop.contains(&value) {
-                out.push(value);
+            // A char has at most 4 bytes: most words are judged by their byte length alone.
+            let fits = value.len() <= MAX_WORD_LENGTH || value.chars().count() <= MAX_WORD_LENGTH;
+            if fits && value.chars().nth(MIN_WORD_LENGTH - 1).is_some() && !stop.contains(value) {
+                out.push(value.to_string());
             }
         }
     }
@@ -396,20 +397,48 @@ fn is_url_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || "-._~:/?#@!$&*+,;=%".contains(c)
 }
 
-fn starts_with_at(s: &[char], at: usize, prefix: &str) -> bool {
-    let mut rest = s.get(at..).unwrap_or_default().iter();
-    prefix.chars().all(|p| rest.next() == Some(&p))
+/// Text the Latin rules scan, one char at a time: the chars of a piece, or
+/// the bytes of a piece that is ASCII (most mail), read where they lie
+/// instead of copied out into chars first.  The same rules run on either.
+trait Scanned {
+    fn len(&self) -> usize;
+    fn at(&self, index: usize) -> char;
 }
 
-fn run_end(s: &[char], mut at: usize, class: impl Fn(char) -> bool) -> usize {
-    while at < s.len() && class(s[at]) {
+impl Scanned for [char] {
+    fn len(&self) -> usize {
+        <[char]>::len(self)
+    }
+    fn at(&self, index: usize) -> char {
+        self[index]
+    }
+}
+
+impl Scanned for [u8] {
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+    fn at(&self, index: usize) -> char {
+        char::from(self[index])
+    }
+}
+
+fn starts_with_at<S: Scanned + ?Sized>(s: &S, at: usize, prefix: &str) -> bool {
+    at + prefix.len() <= s.len() && prefix.chars().enumerate().all(|(k, p)| s.at(at + k) == p)
+}
+
+fn run_end<S: Scanned + ?Sized>(s: &S, mut at: usize, class: impl Fn(char) -> bool) -> usize {
+    while at < s.len() && class(s.at(at)) {
         at += 1;
     }
     at
 }
 
 /// `(?:https?://|www\.)[A-Za-z0-9\-._~:/?#@!$&*+,;=%]++` at `at`: its end.
-fn match_url(s: &[char], at: usize) -> Option<usize> {
+fn match_url<S: Scanned + ?Sized>(s: &S, at: usize) -> Option<usize> {
+    if at >= s.len() || !matches!(s.at(at), 'h' | 'w') {
+        return None; // tried at every position: most start no link
+    }
     let prefix = ["http://", "https://", "www."].iter().find(|p| starts_with_at(s, at, p))?;
     let body = at + prefix.len();
     let end = run_end(s, body, is_url_char);
@@ -417,9 +446,9 @@ fn match_url(s: &[char], at: usize) -> Option<usize> {
 }
 
 /// `[\w.+\-]++@[\w\-]++(?:\.[\w\-]++)++` at `at` (the look-behind is the caller's): its end.
-fn match_address(s: &[char], at: usize) -> Option<usize> {
+fn match_address<S: Scanned + ?Sized>(s: &S, at: usize) -> Option<usize> {
     let local = run_end(s, at, is_address_char);
-    if local == at || local >= s.len() || s[local] != '@' {
+    if local == at || local >= s.len() || s.at(local) != '@' {
         return None;
     }
     let domain = local + 1;
@@ -428,7 +457,7 @@ fn match_address(s: &[char], at: usize) -> Option<usize> {
         return None;
     }
     let mut labels = 0;
-    while end < s.len() && s[end] == '.' {
+    while end < s.len() && s.at(end) == '.' {
         let label_end = run_end(s, end + 1, is_word_or_dash);
         if label_end == end + 1 {
             break;
@@ -440,31 +469,31 @@ fn match_address(s: &[char], at: usize) -> Option<usize> {
 }
 
 /// `[$€£¥]?\w++(?:['.\-]\w++)*+%?` at `at`: its end.
-fn match_word(s: &[char], at: usize) -> Option<usize> {
+fn match_word<S: Scanned + ?Sized>(s: &S, at: usize) -> Option<usize> {
     let n = s.len();
     let mut end = at;
-    if end + 1 < n && matches!(s[end], '$' | '€' | '£' | '¥') && is_word(s[end + 1]) {
+    if end + 1 < n && matches!(s.at(end), '$' | '€' | '£' | '¥') && is_word(s.at(end + 1)) {
         end += 1;
     }
-    if end >= n || !is_word(s[end]) {
+    if end >= n || !is_word(s.at(end)) {
         return None;
     }
     end = run_end(s, end, is_word);
-    while end + 1 < n && matches!(s[end], '\'' | '.' | '-') && is_word(s[end + 1]) {
+    while end + 1 < n && matches!(s.at(end), '\'' | '.' | '-') && is_word(s.at(end + 1)) {
         end = run_end(s, end + 1, is_word);
     }
-    if end < n && s[end] == '%' {
+    if end < n && s.at(end) == '%' {
         end += 1;
     }
     Some(end)
 }
 
 /// The alternatives at `at` exactly, the address's look-behind tested unless `free`.
-fn match_at(s: &[char], at: usize, free: bool) -> Option<usize> {
+fn match_at<S: Scanned + ?Sized>(s: &S, at: usize, free: bool) -> Option<usize> {
     if let Some(end) = match_url(s, at) {
         return Some(end);
     }
-    if free || at == 0 || !is_address_char(s[at - 1]) {
+    if free || at == 0 || !is_address_char(s.at(at - 1)) {
         if let Some(end) = match_address(s, at) {
             return Some(end);
         }
@@ -482,26 +511,57 @@ fn match_at(s: &[char], at: usize, free: bool) -> Option<usize> {
 /// tried first.)  Each such try reads at most one run of address characters
 /// that no other try reads, so this stays linear.
 pub fn latin_findall(piece: &str) -> Vec<String> {
-    let s: Vec<char> = piece.chars().collect();
+    latin_spans(piece).into_iter().map(String::from).collect()
+}
+
+/// latin_findall's matches as slices of `piece`: a token is copied only if kept.
+fn latin_spans(piece: &str) -> Vec<&str> {
+    if piece.is_ascii() {
+        // A byte is a char: offsets are indices.
+        return scan_latin(piece.as_bytes(), |at| at).into_iter().map(|(start, end)| &piece[start..end]).collect();
+    }
+    let mut s: Vec<char> = Vec::with_capacity(piece.len());
+    // The byte offset of each char, and of the end: a match's text is a slice.
+    let mut offsets: Vec<usize> = Vec::with_capacity(piece.len() + 1);
+    for (offset, c) in piece.char_indices() {
+        s.push(c);
+        offsets.push(offset);
+    }
+    offsets.push(piece.len());
+    scan_latin(s.as_slice(), |at| offsets[at]).into_iter().map(|(start, end)| &piece[start..end]).collect()
+}
+
+/// The matches of latin_findall over `s`, as byte ranges of the piece (`offset`: a char's).
+fn scan_latin<S: Scanned + ?Sized>(s: &S, offset: impl Fn(usize) -> usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut position = 0;
     let mut after_impure = false;
     while position < s.len() {
         let mut found = None;
-        if after_impure && position > 0 && is_address_char(s[position - 1]) {
-            found = match_at(&s, position, true).map(|end| (position, end));
+        if after_impure && position > 0 && is_address_char(s.at(position - 1)) {
+            found = match_at(s, position, true).map(|end| (position, end));
         }
         if found.is_none() {
-            found = (position..s.len()).find_map(|at| match_at(&s, at, false).map(|end| (at, end)));
+            found = (position..s.len()).find_map(|at| match_at(s, at, false).map(|end| (at, end)));
         }
         let Some((start, end)) = found else { break };
-        let value: String = s[start..end].iter().collect();
-        after_impure = !s[start..end].iter().all(|&c| is_address_char(c))
-            || value.starts_with("http://")
-            || value.starts_with("https://")
-            || value.starts_with("www.");
-        out.push(value);
+        let begins = |prefix: &str| end - start >= prefix.len() && starts_with_at(s, start, prefix);
+        after_impure = !(start..end).all(|at| is_address_char(s.at(at)))
+            || begins("http://")
+            || begins("https://")
+            || begins("www.");
+        out.push((offset(start), offset(end)));
         position = end; // every alternative matches at least one character
+    }
+    out
+}
+
+/// `parts` joined: the tokens made of a prefix and a word, made without the
+/// formatting machinery (a message makes hundreds of them).
+fn joined(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|part| part.len()).sum());
+    for part in parts {
+        out.push_str(part);
     }
     out
 }
@@ -738,7 +798,7 @@ pub fn url_tokens(url: &str) -> Vec<String> {
     if host.is_empty() || host.chars().count() > 253 {
         return Vec::new();
     }
-    let mut tokens = vec![format!("url:{host}")];
+    let mut tokens = vec![joined(&["url:", host])];
     let labels: Vec<&str> = host.split('.').collect();
     let last = labels[labels.len() - 1];
     if !last.is_empty() && last.chars().all(is_digit) {
@@ -757,7 +817,7 @@ pub fn address_tokens(field: &str, address: &str) -> Vec<String> {
         return Vec::new();
     }
     let domain = address.rsplit('@').next().unwrap_or("");
-    vec![format!("{field}:addr:{address}"), format!("{field}:domain:{domain}")]
+    vec![joined(&[field, ":addr:", &address]), joined(&[field, ":domain:", domain])]
 }
 
 /// Maximal runs of characters of `class`, as (start, end) in chars.
@@ -824,8 +884,14 @@ const CALENDAR: [&str; 19] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "
 /// they are unique per message, or name a day that never comes back.
 pub fn received_tokens(value: &str) -> Vec<String> {
     let value = casefold(value);
-    let s: Vec<char> = value.chars().collect();
-    let text = |a: usize, b: usize| s[a..b].iter().collect::<String>();
+    let mut s: Vec<char> = Vec::with_capacity(value.len());
+    let mut offsets: Vec<usize> = Vec::with_capacity(value.len() + 1);
+    for (offset, c) in value.char_indices() {
+        s.push(c);
+        offsets.push(offset);
+    }
+    offsets.push(value.len());
+    let text = |a: usize, b: usize| &value[offsets[a]..offsets[b]];
     let mut out = Vec::new();
     // `(?<![\d.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.\d{1,3}(?![\d.])`: a whole run of [\d.] characters.
     for (start, end) in runs_of(&s, |c| is_decimal(c) || c == '.') {
@@ -848,15 +914,15 @@ pub fn received_tokens(value: &str) -> Vec<String> {
     let word_runs = runs_of(&s, is_host_run_char);
     for &(start, _) in &word_runs {
         if let Some(end) = host_at(&s, start) {
-            out.push(format!("received:domain:{}", registered_domain(&text(start, end))));
+            out.push(joined(&["received:domain:", &registered_domain(text(start, end))]));
         }
     }
     // `(?<![\w.\-])[a-z]{2,12}(?![\w.\-])`: a whole run of [\w.\-] characters.
     for &(start, end) in &word_runs {
         if (2..=12).contains(&(end - start)) && s[start..end].iter().all(|c| c.is_ascii_lowercase()) {
             let word = text(start, end);
-            if !CALENDAR.contains(&word.as_str()) {
-                out.push(format!("received:{word}"));
+            if !CALENDAR.contains(&word) {
+                out.push(joined(&["received:", word]));
             }
         }
     }
@@ -996,7 +1062,7 @@ pub fn header_tokens_with(name: &str, value: &str, options: &TokenizerOptions,
             for (display, address) in addresses {
                 if !display.is_empty() {
                     let words = text_tokens_with(display, options, Some(&mut *budget), han);
-                    out.extend(words.into_iter().map(|word| format!("{name}:{word}")));
+                    out.extend(words.into_iter().map(|word| joined(&[name, ":", &word])));
                 }
                 if !address.is_empty() {
                     out.extend(address_tokens(name, address));
@@ -1005,10 +1071,10 @@ pub fn header_tokens_with(name: &str, value: &str, options: &TokenizerOptions,
         }
         None => {
             let words = text_tokens_with(value, options, Some(&mut *budget), han);
-            out.extend(words.into_iter().map(|word| format!("{name}:{word}")));
+            out.extend(words.into_iter().map(|word| joined(&[name, ":", &word])));
         }
     }
-    out.extend(budget.spilled.drain(..).map(|c| format!("{name}:{c}")));
+    out.extend(budget.spilled.drain(..).map(|c| joined(&[name, ":", &c])));
     out
 }
 
@@ -1059,7 +1125,7 @@ pub fn message_tokens_with(message: &DecodedMessage, options: &TokenizerOptions,
         if options.bigrams {
             // Pairs of words, not of url:/email: tokens.
             let plain: Vec<&String> = words.iter().filter(|w| !w.contains(':')).collect();
-            let pairs: Vec<String> = plain.windows(2).map(|pair| format!("{} {}", pair[0], pair[1])).collect();
+            let pairs: Vec<String> = plain.windows(2).map(|pair| joined(&[pair[0], " ", pair[1]])).collect();
             out.extend(words);
             out.extend(pairs);
         } else {
@@ -1128,6 +1194,28 @@ mod tests {
                    ["mail", "email:addr:sales@deals.example", "email:domain:deals.example", "now"]);
         assert_eq!(tokens("访问http://a.example.com，联系"), ["访", "问", "url:a.example.com", "url:example.com", "联", "系"]);
         assert_eq!(tokens(&"x".repeat(41)), Vec::<String>::new());
+    }
+
+    #[test]
+    fn ascii_and_other_text_scan_alike() {
+        // The same text with and without a char past ASCII at its end (the
+        // scan over bytes and the one over chars); "http:// x" is a word
+        // "http" followed by no link.
+        for text in ["$a+b@x.com http:// x.y@z.org www. it's-50% a.b@ http://h.example/p?q=1 ".to_string(),
+                     "+me@x.org,ww.w wwwx www.a.b $5 a-b.c'd".to_string()] {
+            let mut with_other = text.clone();
+            with_other.push('é');
+            let mut expected = latin_findall(&with_other);
+            if expected.last().is_some_and(|last| last.ends_with('é')) {
+                let last = expected.pop().unwrap_or_default();
+                let cut = last.trim_end_matches('é');
+                if !cut.is_empty() {
+                    expected.push(cut.to_string());
+                }
+            }
+            assert_eq!(latin_findall(&text), expected, "{text}");
+        }
+        assert_eq!(latin_findall("http:// a@b.c"), ["http", "a@b.c"]);
     }
 
     #[test]
