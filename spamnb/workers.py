@@ -7,7 +7,7 @@ order (Batches), for `classify` and `train` alike."""
 from __future__ import annotations
 
 import os
-from _collections import deque  # type: ignore[import-not-found]  # collections.deque itself, without the package (1.3 ms of a fresh `learn`)
+from collections import deque
 
 from .errors import InputError, OptionError
 

@@ -35,8 +35,8 @@ from __future__ import annotations
 import sys
 # The C modules themselves: bisect.py and struct.py only re-export them, and
 # each module a fresh `learn` imports costs it about 0.1 ms.
-from _bisect import bisect_left
-from _struct import Struct, calcsize, pack, unpack
+from bisect import bisect_left
+from struct import Struct, calcsize, pack, unpack
 
 from .. import jsoncodec
 from .._core import crc32

@@ -49,7 +49,7 @@ from __future__ import annotations
 import fcntl
 import mmap
 import os
-from _struct import Struct  # struct.Struct itself: struct.py only re-exports _struct (0.2 ms of a fresh learn)
+from struct import Struct
 
 # crc32: the core's, several times faster than zlib's over a mapped model
 # (and zlib, loaded only to compress or decompress a section).
