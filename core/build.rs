@@ -1,0 +1,15 @@
+//! Tables the core would otherwise build at run time, at a process's first
+//! message that needs them (a cold start's cost): built here once, written
+//! to OUT_DIR and compiled in with include_bytes!.
+
+#[path = "build_tables/dbcs_corrections.rs"]
+mod dbcs_corrections;
+#[path = "build_tables/dbcs_tables.rs"]
+mod dbcs_tables;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build_tables");
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    dbcs_tables::write(&out);
+}
