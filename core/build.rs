@@ -6,10 +6,14 @@
 mod dbcs_corrections;
 #[path = "build_tables/dbcs_tables.rs"]
 mod dbcs_tables;
+#[path = "build_tables/jieba_index.rs"]
+mod jieba_index;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=build_tables");
     let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     dbcs_tables::write(&out);
+    let manifest = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    jieba_index::write(&manifest, &out);
 }

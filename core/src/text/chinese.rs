@@ -157,7 +157,7 @@ impl State {
         for c in piece.chars() {
             if self.chars.insert(c) {
                 let mut buffer = [0u8; 4];
-                if let Some(freq) = self.dict.word(c.encode_utf8(&mut buffer)) {
+                if let Some(freq) = self.dict.character(c) {
                     self.jieba.add_word(c.encode_utf8(&mut buffer), Some(freq), None);
                     self.loaded += freq;
                 }
@@ -183,25 +183,64 @@ impl State {
 
 /// The compiled-in dictionary, searched where it lies (no index of its
 /// lines is built: a scan of its 4 MB for them was 1.5 ms of a process's
-/// first Chinese message).
+/// first Chinese message), through the index of its first characters
+/// build.rs makes (build_tables/jieba_index.rs).
 struct Dictionary {
     lines: SortedLines,
     total: usize,
+}
+
+/// (character, start of its first line) per first character, little-endian u32s.
+static FIRST_CHARS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_first_chars.bin"));
+
+fn first_char_entry(index: usize) -> Option<(u32, usize)> {
+    match FIRST_CHARS.get(index * 8..index * 8 + 8) {
+        Some(&[a, b, c, d, e, f, g, h]) => {
+            Some((u32::from_le_bytes([a, b, c, d]), u32::from_le_bytes([e, f, g, h]) as usize))
+        }
+        _ => None,
+    }
 }
 
 impl Dictionary {
     fn compiled() -> Dictionary {
         let (header, body) = split_header(DICT);
         let total = header.get("total").and_then(|value| value.parse().ok()).unwrap_or(0);
-        Dictionary { lines: SortedLines::new(body, ' '), total }
+        Dictionary { lines: SortedLines::new(body, b' '), total }
     }
 
-    fn word(&self, word: &str) -> Option<usize> {
-        self.lines.get(word)?.parse().ok()
+    /// The lines of the words that start with `c`, [start, end): empty where none does.
+    fn lines_of(&self, c: char) -> (usize, usize) {
+        let (mut low, mut high) = (0, FIRST_CHARS.len() / 8);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            let Some((first, start)) = first_char_entry(middle) else { break };
+            match first.cmp(&(c as u32)) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => {
+                    let end = first_char_entry(middle + 1).map_or(self.lines.end(), |(_, next)| next);
+                    return (start, end);
+                }
+            }
+        }
+        (0, 0)
     }
 
+    /// The frequency of the word that is `c` alone.
+    fn character(&self, c: char) -> Option<usize> {
+        let (start, end) = self.lines_of(c);
+        let (word, freq) = self.lines.entry(start).filter(|_| start < end)?;
+        let mut buffer = [0u8; 4];
+        (word == c.encode_utf8(&mut buffer)).then_some(())?;
+        freq.parse().ok()
+    }
+
+    /// (word, frequency) of the words that start with `prefix`, in order.
     fn words_under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'static str, usize)> + 'a {
-        self.lines.under(prefix).filter_map(|(word, freq)| Some((word, freq.parse().ok()?)))
+        let (start, end) = prefix.chars().next().map_or((0, 0), |first| self.lines_of(first));
+        let first = self.lines.lower_bound_in(prefix.as_bytes(), start, end);
+        self.lines.under_from(prefix, first).filter_map(|(word, freq)| Some((word, freq.parse().ok()?)))
     }
 }
 
@@ -258,7 +297,7 @@ mod tests {
         let (header, body) = split_header(DICT);
         assert_eq!(format!("{:08x}", crc32fast::hash(body.as_bytes())), header["crc32"]);
         let dict = Dictionary::compiled();
-        let (mut sum, mut entries) = (0, 0);
+        let (mut sum, mut entries, mut start) = (0, 0, 0);
         let mut previous: Option<&str> = None;
         for line in dict.lines.lines() {
             let (word, freq) = line.split_once(' ').expect("a word and a frequency");
@@ -268,13 +307,23 @@ mod tests {
             if let Some(previous) = previous {
                 assert!(previous.as_bytes() < word.as_bytes(), "not sorted at {word}");
             }
+            // The index of first characters holds every line.
+            let (first, end) = dict.lines_of(word.chars().next().expect("a word"));
+            assert!(first <= start && start < end, "{word} outside its first character's lines");
             previous = Some(word);
+            start += line.len() + 1;
         }
         assert_eq!(entries.to_string(), header["entries"]);
         // The total counts a word listed twice in jieba's file twice, as jieba does.
         assert!(sum <= dict.total && dict.total - sum < 100);
-        assert_eq!(dict.word("中国人民银行"), Some(230));
-        assert_eq!(dict.word("中国人民"), None);
+        assert_eq!(dict.character('中'), Some(243191));
+        assert_eq!(dict.character('\u{9fff}'), None);
+        assert_eq!(dict.lines_of('\u{10ffff}'), (0, 0));
+        for prefix in ["中国", "一一", "发票", "\u{4e00}\u{9fff}", "A", "\u{10ffff}"] {
+            let everywhere: Vec<(&str, usize)> = dict.lines.under(prefix)
+                .map(|(word, freq)| (word, freq.parse().expect("a frequency"))).collect();
+            assert_eq!(dict.words_under(prefix).collect::<Vec<_>>(), everywhere, "{prefix}");
+        }
         let under: Vec<_> = dict.words_under("中国").collect();
         assert!(under.contains(&("中国人民银行", 230)) && under.iter().all(|(word, _)| word.starts_with("中国")));
     }

@@ -137,7 +137,7 @@ fn parse_t2s(text: &'static str) -> Result<T2s, String> {
         let line = line.strip_suffix('\n').unwrap_or(line);
         if let Some(name) = line.strip_prefix("= ") {
             if let Some(&(_, first, _)) = sections.last() {
-                dicts.push(OpenccDict { entries: SortedLines::new(&body[first..start], '\t') });
+                dicts.push(OpenccDict { entries: SortedLines::new(&body[first..start], b'\t') });
             }
             sections.push((name, at, ""));
             continue;
@@ -155,7 +155,7 @@ fn parse_t2s(text: &'static str) -> Result<T2s, String> {
         count += 1;
     }
     if let Some(&(_, first, _)) = sections.last() {
-        dicts.push(OpenccDict { entries: SortedLines::new(&body[first..], '\t') });
+        dicts.push(OpenccDict { entries: SortedLines::new(&body[first..], b'\t') });
     }
     if header.get("entries").copied() != Some(&count.to_string()) {
         return Err(format!("{count} entries, its header says otherwise"));
@@ -174,7 +174,7 @@ fn t2s() -> &'static T2s {
     // Compiled in and checked by `cargo test`; a broken build converts nothing.
     LOADED.get_or_init(|| {
         parse_t2s(T2S).unwrap_or_else(|_| T2s {
-            normalisation: OpenccDict { entries: SortedLines::new("", '\t') },
+            normalisation: OpenccDict { entries: SortedLines::new("", b'\t') },
             group: Vec::new(),
         })
     })
