@@ -116,6 +116,10 @@ struct OpenccDict {
 struct T2s {
     normalisation: OpenccDict,
     group: Vec<OpenccDict>,
+    /// The first character of every key, sorted: most characters of a
+    /// Simplified text start none, and one search here spares them a
+    /// search of each dictionary.
+    first_chars: Vec<char>,
 }
 
 /// The sections of the t2s text, checked: its checksum and entry count,
@@ -129,6 +133,7 @@ fn parse_t2s(text: &'static str) -> Result<T2s, String> {
     // (name, start of its lines, its last key)
     let mut sections: Vec<(&str, usize, &str)> = Vec::new();
     let mut dicts = Vec::new();
+    let mut first_chars = Vec::new();
     let mut count = 0;
     let mut at = 0;
     for line in body.split_inclusive('\n') {
@@ -152,6 +157,7 @@ fn parse_t2s(text: &'static str) -> Result<T2s, String> {
             return Err(format!("{key:?} is out of order"));
         }
         *last = key;
+        first_chars.extend(key.chars().next());
         count += 1;
     }
     if let Some(&(_, first, _)) = sections.last() {
@@ -166,7 +172,9 @@ fn parse_t2s(text: &'static str) -> Result<T2s, String> {
     }
     let mut dicts = dicts.into_iter();
     let normalisation = dicts.next().ok_or("no normalisation")?;
-    Ok(T2s { normalisation, group: dicts.collect() })
+    first_chars.sort_unstable();
+    first_chars.dedup();
+    Ok(T2s { normalisation, group: dicts.collect(), first_chars })
 }
 
 fn t2s() -> &'static T2s {
@@ -176,6 +184,7 @@ fn t2s() -> &'static T2s {
         parse_t2s(T2S).unwrap_or_else(|_| T2s {
             normalisation: OpenccDict { entries: SortedLines::new("", b'\t') },
             group: Vec::new(),
+            first_chars: Vec::new(),
         })
     })
 }
@@ -212,11 +221,17 @@ impl OpenccDict {
 /// there gives its longest such key's value; where none has one, the
 /// character stays.  Linear: one look-up per dictionary and character,
 /// then a comparison per key under that character (at most a handful).
-fn convert(text: &str, group: &[&OpenccDict], remembered: &mut [HashMap<char, KeysUnder>]) -> String {
+fn convert(text: &str, group: &[&OpenccDict], first_chars: &[char], remembered: &mut [HashMap<char, KeysUnder>])
+           -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
         let mut matched = None;
+        if first_chars.binary_search(&c).is_err() {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
         'dicts: for (dict, keys) in group.iter().zip(remembered.iter_mut()) {
             if keys.len() >= MAX_REMEMBERED_CHARACTERS && !keys.contains_key(&c) {
                 keys.clear();
@@ -250,9 +265,9 @@ pub fn fold_variants(run: &str) -> String {
     let t2s = t2s();
     with_keys_under(|remembered| {
         let (normalisation, group) = remembered.split_at_mut(1);
-        let normalised = convert(&folded, &[&t2s.normalisation], normalisation);
+        let normalised = convert(&folded, &[&t2s.normalisation], &t2s.first_chars, normalisation);
         let dicts: Vec<&OpenccDict> = t2s.group.iter().collect();
-        convert(&normalised, &dicts, group)
+        convert(&normalised, &dicts, &t2s.first_chars, group)
     })
 }
 
