@@ -20,8 +20,8 @@
 //!
 //! Both tables are compiled in.  The variant table is read into a map at
 //! the first Han run (1,400 entries); t2s's 6,500 are looked up where they
-//! lie in its text, sorted by key, which is only checked at the first Han
-//! run.  English mail reads neither.
+//! lie in its text, sorted by key (its order and checksum checked at the
+//! first Han run, no map built).  English mail reads neither.
 
 use ahash::AHashMap as HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -219,8 +219,9 @@ impl OpenccDict {
 /// OpenCC's conversion of `text` by a group of dictionaries: at each place,
 /// the first dictionary (in the group's order) with a key that starts
 /// there gives its longest such key's value; where none has one, the
-/// character stays.  Linear: one look-up per dictionary and character,
-/// then a comparison per key under that character (at most a handful).
+/// character stays.  Linear: a character that starts no key is passed by
+/// one search of `first_chars`; any other costs one look-up per dictionary,
+/// then a comparison per key under it (at most a handful).
 fn convert(text: &str, group: &[&OpenccDict], first_chars: &[char], remembered: &mut [HashMap<char, KeysUnder>])
            -> String {
     let mut out = String::with_capacity(text.len());
