@@ -8,6 +8,8 @@ mod dbcs_corrections;
 mod dbcs_tables;
 #[path = "build_tables/jieba_index.rs"]
 mod jieba_index;
+#[path = "build_tables/t2s_first_chars.rs"]
+mod t2s_first_chars;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -16,4 +18,5 @@ fn main() {
     dbcs_tables::write(&out);
     let manifest = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     jieba_index::write(&manifest, &out);
+    t2s_first_chars::write(&manifest, &out);
 }

@@ -116,75 +116,64 @@ struct OpenccDict {
 struct T2s {
     normalisation: OpenccDict,
     group: Vec<OpenccDict>,
-    /// The first character of every key, sorted: most characters of a
-    /// Simplified text start none, and one search here spares them a
-    /// search of each dictionary.
-    first_chars: Vec<char>,
 }
 
-/// The sections of the t2s text, checked: its checksum and entry count,
-/// the sections t2s.json names, each a key, a tab and a value a line,
-/// sorted by key with no key twice (a lookup finds one line).
-fn parse_t2s(text: &'static str) -> Result<T2s, String> {
-    let (header, body) = split_header(text);
-    if header.get("crc32").copied() != Some(&format!("{:08x}", crc32fast::hash(body.as_bytes()))) {
-        return Err("its checksum does not match".into());
-    }
-    // (name, start of its lines, its last key)
-    let mut sections: Vec<(&str, usize, &str)> = Vec::new();
-    let mut dicts = Vec::new();
-    let mut first_chars = Vec::new();
-    let mut count = 0;
-    let mut at = 0;
-    for line in body.split_inclusive('\n') {
-        let start = at;
-        at += line.len();
-        let line = line.strip_suffix('\n').unwrap_or(line);
-        if let Some(name) = line.strip_prefix("= ") {
-            if let Some(&(_, first, _)) = sections.last() {
-                dicts.push(OpenccDict { entries: SortedLines::new(&body[first..start], b'\t') });
-            }
-            sections.push((name, at, ""));
-            continue;
-        }
-        let (Some((_, _, last)), Some((key, _))) = (sections.last_mut(), line.split_once('\t')) else {
-            return Err(format!("a line is not a key, a tab and a value: {line:?}"));
+/// The first character of every key, sorted (little-endian u32s, made by
+/// build.rs: build_tables/t2s_first_chars.rs): most characters of a
+/// Simplified text start none, and one search here spares them a search of
+/// each dictionary.
+static T2S_FIRST_CHARS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/t2s_first_chars.bin"));
+
+fn starts_a_key(c: char) -> bool {
+    let (mut low, mut high) = (0, T2S_FIRST_CHARS.len() / 4);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        let first = match T2S_FIRST_CHARS.get(middle * 4..middle * 4 + 4) {
+            Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+            _ => return false,
         };
-        if key.is_empty() {
-            return Err("an empty key".into());
+        match first.cmp(&(c as u32)) {
+            std::cmp::Ordering::Less => low = middle + 1,
+            std::cmp::Ordering::Greater => high = middle,
+            std::cmp::Ordering::Equal => return true,
         }
-        if !last.is_empty() && last.as_bytes() >= key.as_bytes() {
-            return Err(format!("{key:?} is out of order"));
-        }
-        *last = key;
-        first_chars.extend(key.chars().next());
-        count += 1;
     }
-    if let Some(&(_, first, _)) = sections.last() {
-        dicts.push(OpenccDict { entries: SortedLines::new(&body[first..], b'\t') });
-    }
-    if header.get("entries").copied() != Some(&count.to_string()) {
-        return Err(format!("{count} entries, its header says otherwise"));
+    false
+}
+
+/// The t2s text's dictionaries, in t2s.json's order: the lines under each
+/// `= name` line.  Its checks (checksum, entry count, order, sections) are
+/// the unit tests' (`check_t2s`): the text is compiled in.
+fn read_t2s(text: &'static str) -> Result<T2s, String> {
+    let (_, body) = split_header(text);
+    // (name, start of its header line, start of its lines)
+    let mut sections: Vec<(&str, usize, usize)> = Vec::new();
+    let starts = body.starts_with("= ").then_some(0).into_iter()
+        .chain(memchr::memmem::find_iter(body.as_bytes(), b"\n= ").map(|index| index + 1));
+    for start in starts {
+        let line = &body[start..];
+        let end = line.find('\n').map_or(body.len(), |index| start + index + 1);
+        sections.push((body[start + 2..end].trim_end(), start, end));
     }
     let names: Vec<&str> = sections.iter().map(|(name, ..)| *name).collect();
     if names != ["CJK_Compatibility_Ideographs", "TSPhrases", "TSCharactersExt", "TSCharacters"] {
         return Err(format!("unexpected sections {names:?}"));
     }
-    let mut dicts = dicts.into_iter();
+    let mut dicts = sections.iter().enumerate().map(|(index, &(_, _, first))| {
+        let end = sections.get(index + 1).map_or(body.len(), |&(_, next, _)| next);
+        OpenccDict { entries: SortedLines::new(&body[first..end], b'\t') }
+    });
     let normalisation = dicts.next().ok_or("no normalisation")?;
-    first_chars.sort_unstable();
-    first_chars.dedup();
-    Ok(T2s { normalisation, group: dicts.collect(), first_chars })
+    Ok(T2s { normalisation, group: dicts.collect() })
 }
 
 fn t2s() -> &'static T2s {
     static LOADED: OnceLock<T2s> = OnceLock::new();
     // Compiled in and checked by `cargo test`; a broken build converts nothing.
     LOADED.get_or_init(|| {
-        parse_t2s(T2S).unwrap_or_else(|_| T2s {
+        read_t2s(T2S).unwrap_or_else(|_| T2s {
             normalisation: OpenccDict { entries: SortedLines::new("", b'\t') },
             group: Vec::new(),
-            first_chars: Vec::new(),
         })
     })
 }
@@ -220,15 +209,14 @@ impl OpenccDict {
 /// the first dictionary (in the group's order) with a key that starts
 /// there gives its longest such key's value; where none has one, the
 /// character stays.  Linear: a character that starts no key is passed by
-/// one search of `first_chars`; any other costs one look-up per dictionary,
+/// one search of T2S_FIRST_CHARS; any other costs one look-up per dictionary,
 /// then a comparison per key under it (at most a handful).
-fn convert(text: &str, group: &[&OpenccDict], first_chars: &[char], remembered: &mut [HashMap<char, KeysUnder>])
-           -> String {
+fn convert(text: &str, group: &[&OpenccDict], remembered: &mut [HashMap<char, KeysUnder>]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
         let mut matched = None;
-        if first_chars.binary_search(&c).is_err() {
+        if !starts_a_key(c) {
             out.push(c);
             rest = &rest[c.len_utf8()..];
             continue;
@@ -266,9 +254,9 @@ pub fn fold_variants(run: &str) -> String {
     let t2s = t2s();
     with_keys_under(|remembered| {
         let (normalisation, group) = remembered.split_at_mut(1);
-        let normalised = convert(&folded, &[&t2s.normalisation], &t2s.first_chars, normalisation);
+        let normalised = convert(&folded, &[&t2s.normalisation], normalisation);
         let dicts: Vec<&OpenccDict> = t2s.group.iter().collect();
-        convert(&normalised, &dicts, &t2s.first_chars, group)
+        convert(&normalised, &dicts, group)
     })
 }
 
@@ -298,11 +286,60 @@ pub fn fold_word(word: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The t2s text's checks: its checksum and entry count, the sections
+    /// t2s.json names, each a key, a tab and a value a line, sorted by key
+    /// with no key twice (a lookup finds one line); its first characters.
+    fn check_t2s(text: &str) -> Result<Vec<char>, String> {
+        let (header, body) = split_header(text);
+        if header.get("crc32").copied() != Some(&format!("{:08x}", crc32fast::hash(body.as_bytes()))) {
+            return Err("its checksum does not match".into());
+        }
+        let (mut names, mut first_chars, mut count, mut last) = (Vec::new(), Vec::new(), 0, "");
+        for line in body.lines() {
+            if let Some(name) = line.strip_prefix("= ") {
+                names.push(name);
+                last = "";
+                continue;
+            }
+            let (false, Some((key, _))) = (names.is_empty(), line.split_once('\t')) else {
+                return Err(format!("a line is not a key, a tab and a value: {line:?}"));
+            };
+            if key.is_empty() || (!last.is_empty() && last.as_bytes() >= key.as_bytes()) {
+                return Err(format!("{key:?} is out of order"));
+            }
+            last = key;
+            first_chars.extend(key.chars().next());
+            count += 1;
+        }
+        if header.get("entries").copied() != Some(&count.to_string()) {
+            return Err(format!("{count} entries, its header says otherwise"));
+        }
+        if names != ["CJK_Compatibility_Ideographs", "TSPhrases", "TSCharactersExt", "TSCharacters"] {
+            return Err(format!("unexpected sections {names:?}"));
+        }
+        first_chars.sort_unstable();
+        first_chars.dedup();
+        Ok(first_chars)
+    }
+
+    #[test]
+    fn compiled_t2s_is_read_as_checked() {
+        let first_chars = check_t2s(T2S).expect("the t2s table");
+        assert_eq!(T2S_FIRST_CHARS.len(), 4 * first_chars.len());
+        assert!(first_chars.iter().all(|&c| starts_a_key(c)));
+        assert!(!starts_a_key('发') && starts_a_key('發') && starts_a_key('乾'));
+        let t2s = read_t2s(T2S).expect("its sections");
+        let lines: usize = std::iter::once(&t2s.normalisation).chain(&t2s.group).map(|dict| dict.entries.lines().count()).sum();
+        assert_eq!(lines.to_string(), split_header(T2S).0["entries"]);
+        assert_eq!(t2s.group[0].entries.get("乾隆"), Some("乾隆"));
+        assert!(read_t2s("# entries: 0\n= TSPhrases\n").is_err());
+    }
+
     #[test]
     fn compiled_tables_pass_their_checks() {
         let table = load_table(TABLE).expect("the variant table");
         assert!(table.len() > 1000);
-        parse_t2s(T2S).expect("the t2s table");
+        check_t2s(T2S).expect("the t2s table");
     }
 
     #[test]
@@ -316,8 +353,8 @@ mod tests {
         let body = lines.iter().map(|line| format!("{line}\n")).collect::<String>();
         let header = header.replace(&format!("{:08x}", crc32fast::hash(split_header(T2S).1.as_bytes())),
                                     &format!("{:08x}", crc32fast::hash(body.as_bytes())));
-        let damaged: &'static str = Box::leak(format!("{header}{body}").into_boxed_str());
-        assert!(parse_t2s(damaged).err().is_some_and(|why| why.contains("out of order")));
+        let damaged = format!("{header}{body}");
+        assert!(check_t2s(&damaged).err().is_some_and(|why| why.contains("out of order")));
     }
 
     #[test]
