@@ -5,8 +5,8 @@ PYTHON ?= python3
 # rustup puts cargo here; a login shell has it on PATH, make under CI may not.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 # Everything the core is built from, tables compiled into it included.
-CORE   := core/Cargo.toml core/Cargo.lock $(wildcard core/src/*.rs core/src/*/*.rs core/src/*/*/*.rs core/src/*/*/*/*.rs \
-          core/data/* spamnb/data/*.txt)
+CORE   := core/Cargo.toml core/Cargo.lock core/build.rs $(wildcard core/src/*.rs core/src/*/*.rs core/src/*/*/*.rs \
+          core/src/*/*/*/*.rs core/build_tables/*.rs core/data/* spamnb/data/*.txt)
 VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO   := .demo

@@ -1,4 +1,5 @@
-"""Write core/src/mail/charset_tables.rs from this Python's codec registry.
+"""Write core/src/mail/charset_tables.rs and core/build_tables/dbcs_corrections.rs from this
+Python's codec registry.
 
 The core reads charset labels as the Python spamnb's charsets.codec_for did
 before the port (now `spamnb._core.codec_for`), through Python's codec names
@@ -67,19 +68,25 @@ def main():
         for row in range(0, 256, 16):
             out.append("        " + " ".join(f"0x{c:04X}," for c in table[row:row + 16]))
         out.append("    ]),")
-    out += ["];", "",
-            "/// Per double-byte codec, the byte sequences (big-endian) Python reads otherwise than",
-            "/// WHATWG's decoder: Python's character, or 0 where Python reads none.",
-            "pub(crate) static DBCS_CORRECTIONS: &[(&str, &[(u32, u32)])] = &["]
+    out += ["];", ""]
+    core = Path(__file__).resolve().parents[1]
+    target = core / "src" / "mail" / "charset_tables.rs"
+    target.write_text("\n".join(out))
+    print(target, len(aliases), len(modules), len(charmaps))
+    # The corrections are read by core/build.rs alone, which builds the cell tables from them.
+    out = [out[0], "",
+           "/// Per double-byte codec, the byte sequences (big-endian) Python reads otherwise than",
+           "/// WHATWG's decoder: Python's character, or 0 where Python reads none.",
+           "pub(crate) static DBCS_CORRECTIONS: &[(&str, &[(u32, u32)])] = &["]
     for codec, corrections in dbcs_corrections():
         out.append(f'    ("{codec}", &[')
         for row in range(0, len(corrections), 6):
             out.append("        " + " ".join(f"(0x{b:06X}, 0x{c:04X})," for b, c in corrections[row:row + 6]))
         out.append("    ]),")
     out += ["];", ""]
-    target = Path(__file__).resolve().parents[1] / "src" / "mail" / "charset_tables.rs"
+    target = core / "build_tables" / "dbcs_corrections.rs"
     target.write_text("\n".join(out))
-    print(target, len(aliases), len(modules), len(charmaps))
+    print(target)
 
 
 # Python's codec → its WHATWG counterpart, and the lead bytes of its two-byte cells.

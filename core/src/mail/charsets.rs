@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use encoding_rs::{DecoderResult, Encoding, BIG5, EUC_JP, EUC_KR, GB18030, SHIFT_JIS, UTF_8};
 
-use super::charset_tables::{ALIASES, CHARMAPS, DBCS_CORRECTIONS, MODULES};
+use super::charset_tables::{ALIASES, CHARMAPS, MODULES};
 
 // GB2312 and GBK are subsets of GB18030, and senders label GBK text as GB2312
 // all the time (characters such as 镕 or 喆 are outside GB2312), so every
@@ -262,6 +262,7 @@ fn euc_pair(encoding: &'static Encoding, lead: u8, trail: u8) -> Option<char> {
 // afresh, where WHATWG's decoders also swallow a non-ASCII trail byte), and
 // a lead byte at the end is an incomplete character (left out when `cut`).
 
+// The order of build_tables/dbcs_tables.rs's `Codec`: it indexes the compiled-in tables.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Dbcs {
     Gb18030,
@@ -274,7 +275,32 @@ pub(crate) enum Dbcs {
 }
 
 const CELL_TRAILS: usize = 0xFF - 0x40;
+const CELLS: usize = 126 * CELL_TRAILS;
 const PAIR: u32 = u32::MAX; // a cell that reads as two characters (Big5-HKSCS's Ê̄ and kin)
+
+// Built by build.rs (build_tables/dbcs_tables.rs: the layout, and why not here),
+// little-endian u32s: each codec's cells, in `Dbcs` order, (lead - 0x81) *
+// 191 + (trail - 0x40) → code point (0: none); JIS X 0212's; and each
+// codec's reverse map, (code point, packed bytes) sorted.
+static DBCS_CELLS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/dbcs_cells.bin"));
+static JISX0212_CELLS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jisx0212.bin"));
+static DBCS_REVERSE: [&[u8]; 7] = [
+    include_bytes!(concat!(env!("OUT_DIR"), "/dbcs_reverse_0.bin")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/dbcs_reverse_1.bin")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/dbcs_reverse_2.bin")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/dbcs_reverse_3.bin")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/dbcs_reverse_4.bin")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/dbcs_reverse_5.bin")),
+    include_bytes!(concat!(env!("OUT_DIR"), "/dbcs_reverse_6.bin")),
+];
+
+/// The `index`th little-endian u32 of a compiled-in table (0 past its end).
+fn read_u32(table: &[u8], index: usize) -> u32 {
+    match table.get(index * 4..index * 4 + 4) {
+        Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    }
+}
 
 impl Dbcs {
     fn encoding(self) -> &'static Encoding {
@@ -287,18 +313,6 @@ impl Dbcs {
         }
     }
 
-    fn name(self) -> &'static str {
-        match self {
-            Dbcs::Gb18030 => "gb18030",
-            Dbcs::Big5Hkscs => "big5hkscs",
-            Dbcs::Cp949 => "cp949",
-            Dbcs::Cp932 => "cp932",
-            Dbcs::EucJp => "euc_jp",
-            Dbcs::ShiftJis => "shift_jis",
-            Dbcs::EucKr => "euc_kr",
-        }
-    }
-
     fn is_lead(self, b: u8) -> bool {
         match self {
             Dbcs::Cp932 => matches!(b, 0x81..=0x9F | 0xE0..=0xFC),
@@ -308,68 +322,12 @@ impl Dbcs {
         }
     }
 
-    /// The cell table: (lead - 0x81) * 191 + (trail - 0x40) → code point (0: none).
-    fn table(self) -> &'static [u32] {
-        static TABLES: [OnceLock<Vec<u32>>; 7] = [const { OnceLock::new() }; 7];
-        TABLES[self as usize].get_or_init(|| {
-            if self == Dbcs::ShiftJis {
-                return shift_jis_table();
-            }
-            if self == Dbcs::EucKr {
-                let mut table = Dbcs::Cp949.table().to_vec();
-                for lead in 0x81..=0xFEu8 {
-                    for trail in 0x40..=0xFEu8 {
-                        if lead < 0xA1 || trail < 0xA1 {
-                            table[cell_index(lead, trail)] = 0;
-                        }
-                    }
-                }
-                return table;
-            }
-            let encoding = self.encoding();
-            let mut table = vec![0u32; 126 * CELL_TRAILS];
-            // Each cell decoded into a buffer on the stack: the table is built
-            // at a process's first message in the codec (or first sniff), so
-            // an allocation per cell (24,000 of them) was a cold start's cost.
-            let mut written = [0u8; 16];
-            for lead in 0x81..=0xFEu8 {
-                if !self.is_lead(lead) {
-                    continue;
-                }
-                for trail in 0x40..=0xFEu8 {
-                    let pair = [lead, trail];
-                    let mut decoder = encoding.new_decoder_without_bom_handling();
-                    let (result, read, length) = decoder.decode_to_utf8_without_replacement(&pair, &mut written, true);
-                    if !matches!(result, encoding_rs::DecoderResult::InputEmpty) || read != pair.len() {
-                        continue;
-                    }
-                    let text = std::str::from_utf8(&written[..length]).unwrap_or("");
-                    let mut chars = text.chars();
-                    table[cell_index(lead, trail)] = match (chars.next(), chars.next(), chars.next()) {
-                        (Some(c), None, _) => c as u32,
-                        (Some(_), Some(_), None) => PAIR,
-                        _ => 0,
-                    };
-                }
-            }
-            for &(bytes, code) in corrections(self.name()) {
-                if bytes <= 0xFFFF {
-                    let (lead, trail) = ((bytes >> 8) as u8, bytes as u8);
-                    if lead >= 0x81 && trail >= 0x40 && trail != 0xFF {
-                        table[cell_index(lead, trail)] = code;
-                    }
-                }
-            }
-            table
-        })
-    }
-
     /// The character of one cell, if the codec reads it as one.
     fn cell(self, lead: u8, trail: u8) -> Option<u32> {
         if !(0x81..=0xFE).contains(&lead) || !(0x40..=0xFE).contains(&trail) {
             return None;
         }
-        match self.table()[cell_index(lead, trail)] {
+        match read_u32(DBCS_CELLS, self as usize * CELLS + cell_index(lead, trail)) {
             0 => None,
             code => Some(code),
         }
@@ -501,23 +459,6 @@ impl Dbcs {
     }
 }
 
-/// Shift_JIS's cells: JIS X 0208's row and cell, moved (Python's arithmetic).
-fn shift_jis_table() -> Vec<u32> {
-    let mut table = vec![0u32; 126 * CELL_TRAILS];
-    for lead in (0x81..=0x9Fu8).chain(0xE0..=0xEA) {
-        for trail in (0x40..=0x7Eu8).chain(0x80..=0xFC) {
-            let c1 = if lead < 0xE0 { lead - 0x81 } else { lead - 0xC1 };
-            let c2 = if trail < 0x80 { trail - 0x40 } else { trail - 0x41 };
-            let row = 2 * c1 + u8::from(c2 >= 0x5E) + 0x21;
-            let cell = if c2 < 0x5E { c2 } else { c2 - 0x5E } + 0x21;
-            if let Some(c) = jisx0208(row, cell) {
-                table[cell_index(lead, trail)] = c as u32;
-            }
-        }
-    }
-    table
-}
-
 /// A4 D4 A4 cho A4 jung A4 jong (or the filler D4): the Hangul syllable, as Python's euc_kr composes it.
 fn hangul_make_up(seq: &[u8]) -> Option<char> {
     const NONE: u8 = 0xFF;
@@ -547,10 +488,6 @@ fn cell_index(lead: u8, trail: u8) -> usize {
     (lead as usize - 0x81) * CELL_TRAILS + (trail as usize - 0x40)
 }
 
-fn corrections(codec: &str) -> &'static [(u32, u32)] {
-    DBCS_CORRECTIONS.iter().find(|(name, _)| *name == codec).map_or(&[], |(_, list)| list)
-}
-
 /// `bytes` read strictly as one character of `encoding`.
 fn single_char(encoding: &'static Encoding, bytes: &[u8]) -> Option<char> {
     let text = encoding.decode_without_bom_handling_and_without_replacement(bytes)?;
@@ -563,30 +500,10 @@ fn single_char(encoding: &'static Encoding, bytes: &[u8]) -> Option<char> {
 
 /// JIS X 0212 (EUC-JP's 8F set), row and cell from A1, as Python maps it.
 fn jisx0212(lead: u8, trail: u8) -> Option<char> {
-    static TABLE: OnceLock<Vec<u32>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let mut table = vec![0u32; 94 * 94];
-        for lead in 0xA1..=0xFEu8 {
-            for trail in 0xA1..=0xFEu8 {
-                if let Some(c) = single_char(EUC_JP, &[0x8F, lead, trail]) {
-                    table[(lead as usize - 0xA1) * 94 + (trail as usize - 0xA1)] = c as u32;
-                }
-            }
-        }
-        for &(bytes, code) in corrections("euc_jp") {
-            if bytes >> 16 == 0x8F {
-                let (lead, trail) = ((bytes >> 8) as u8, bytes as u8);
-                if (0xA1..=0xFE).contains(&lead) && (0xA1..=0xFE).contains(&trail) {
-                    table[(lead as usize - 0xA1) * 94 + (trail as usize - 0xA1)] = code;
-                }
-            }
-        }
-        table
-    });
     if !(0xA1..=0xFE).contains(&lead) || !(0xA1..=0xFE).contains(&trail) {
         return None;
     }
-    match table[(lead as usize - 0xA1) * 94 + (trail as usize - 0xA1)] {
+    match read_u32(JISX0212_CELLS, (lead as usize - 0xA1) * 94 + (trail as usize - 0xA1)) {
         0 => None,
         code => char::from_u32(code),
     }
@@ -1357,42 +1274,32 @@ fn encode_char(c: char, codec: &str) -> Option<Vec<u8>> {
     }
     // What WHATWG's encoders write otherwise or not at all (Big5's HKSCS
     // rows, EUC-JP's JIS X 0212, the cells corrected to Python's mapping).
-    if let Some(bytes) = reverse_map(dbcs).get(&c) {
-        return Some(bytes.clone());
+    if let Some(bytes) = reverse_lookup(dbcs, c) {
+        return Some(bytes);
     }
     // GB18030 writes every character, in four bytes when not in two.
     (dbcs == Dbcs::Gb18030).then(|| vec![0x81, 0x30, 0x81, 0x30])
 }
 
-/// Character → the first cell that reads as it (Big5: the standard rows
-/// before HKSCS's, as Python's encoder looks them up).
-fn reverse_map(dbcs: Dbcs) -> &'static HashMap<char, Vec<u8>> {
-    static MAPS: [OnceLock<HashMap<char, Vec<u8>>>; 7] = [const { OnceLock::new() }; 7];
-    MAPS[dbcs as usize].get_or_init(|| {
-        let mut map = HashMap::new();
-        let leads: Vec<u8> = if dbcs == Dbcs::Big5Hkscs {
-            (0xA1..=0xFE).chain(0x81..=0xA0).collect()
-        } else {
-            (0x81..=0xFE).collect()
-        };
-        for lead in leads {
-            for trail in 0x40..=0xFEu8 {
-                if let Some(c) = dbcs.cell(lead, trail).filter(|&code| code != PAIR).and_then(char::from_u32) {
-                    map.entry(c).or_insert_with(|| vec![lead, trail]);
-                }
+/// The first cell that reads as `c` (Big5: the standard rows before
+/// HKSCS's, as Python's encoder looks them up): a binary search of the
+/// codec's compiled-in reverse map.
+fn reverse_lookup(dbcs: Dbcs, c: char) -> Option<Vec<u8>> {
+    let map = DBCS_REVERSE[dbcs as usize];
+    let entries = map.len() / 8;
+    let (mut low, mut high) = (0, entries);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        match read_u32(map, 2 * middle).cmp(&(c as u32)) {
+            std::cmp::Ordering::Less => low = middle + 1,
+            std::cmp::Ordering::Greater => high = middle,
+            std::cmp::Ordering::Equal => {
+                let [third, second, first, length] = read_u32(map, 2 * middle + 1).to_le_bytes();
+                return Some([first, second, third][..usize::from(length).min(3)].to_vec());
             }
         }
-        if dbcs == Dbcs::EucJp {
-            for lead in 0xA1..=0xFEu8 {
-                for trail in 0xA1..=0xFEu8 {
-                    if let Some(c) = jisx0212(lead, trail) {
-                        map.entry(c).or_insert_with(|| vec![0x8F, lead, trail]);
-                    }
-                }
-            }
-        }
-        map
-    })
+    }
+    None
 }
 
 /// Where a character lies in its standard: Symbols (the rows of
@@ -1603,5 +1510,24 @@ mod tests {
         assert_eq!(decode_text(b"\xa5\xbb\xa4\xbd\xa5\x71\xa1\x41", None, false), "本公司，");
         assert_eq!(decode_text(b"\xc8\xb8\xbf\xf8\xb4\xd4", None, false), "회원님");
         assert_eq!(decode_text(b"won\x92t", None, false), "won\u{2019}t");
+    }
+
+    #[test]
+    fn compiled_tables_are_in_dbcs_order() {
+        // 亜 in the three Japanese codecs, 가 in the two Korean, 啊 and 一 in the Chinese.
+        let cells = [(Dbcs::Gb18030, [0xB0, 0xA1], '啊'), (Dbcs::Big5Hkscs, [0xA4, 0x40], '一'),
+                     (Dbcs::Cp949, [0xB0, 0xA1], '가'), (Dbcs::Cp932, [0x88, 0x9F], '亜'),
+                     (Dbcs::EucJp, [0xB0, 0xA1], '亜'), (Dbcs::ShiftJis, [0x88, 0x9F], '亜'),
+                     (Dbcs::EucKr, [0xB0, 0xA1], '가')];
+        for (dbcs, [lead, trail], c) in cells {
+            assert_eq!(dbcs.cell(lead, trail), Some(c as u32), "{dbcs:?}");
+            assert_eq!(reverse_lookup(dbcs, c), Some(vec![lead, trail]), "{dbcs:?}");
+        }
+        // CP949's extension is not EUC-KR's; JIS X 0212 is EUC-JP's three-byte set.
+        assert_eq!(Dbcs::Cp949.cell(0x81, 0x41), Some('갂' as u32));
+        assert_eq!(Dbcs::EucKr.cell(0x81, 0x41), None);
+        assert_eq!(jisx0212(0xB0, 0xA1), Some('丂'));
+        assert_eq!(reverse_lookup(Dbcs::EucJp, '丂'), Some(vec![0x8F, 0xB0, 0xA1]));
+        assert_eq!(reverse_lookup(Dbcs::Gb18030, '\u{10FFFF}'), None);
     }
 }

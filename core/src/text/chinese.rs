@@ -8,7 +8,9 @@
 //! one of its adjacent pairs.  So the dictionary is compiled in as sorted
 //! text (core/data/jieba_dict.txt, from jieba's own dict.txt by
 //! tools/zh_core_tables.py) and, before a run is cut, the entries for its
-//! new characters and pairs are found by binary search and added to one
+//! new characters and pairs are found by binary search in that text (no
+//! index is built: nothing of the dictionary is read but what a lookup
+//! touches) and added to one
 //! process-wide `Jieba` that starts empty.  A filler entry no run can look
 //! up keeps the dictionary's total frequency at the whole dictionary's, so
 //! every word's probability, and so every cut, is the whole dictionary's.
@@ -19,6 +21,8 @@ use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 use std::sync::{Mutex, OnceLock};
 
 use jieba_rs::Jieba;
+
+use super::sorted_lines::SortedLines;
 
 // Spam repeats itself: 61 % of ccert_zh's Han text is in runs seen before.
 // Remembering the last 16,384 runs catches 55 % (4,096: 45 %, 65,536: 61 %)
@@ -109,7 +113,15 @@ struct State {
     dict: Dictionary,
     jieba: Jieba,
     chars: HashSet<char>,
+    /// Pairs whose words are all loaded.
     pairs: HashSet<(char, char)>,
+    /// Pairs met once, with only the words of theirs that started where
+    /// they were met loaded (their lines' starts): a message holds a tenth
+    /// of the words under its pairs (93 of 998 in ccert_zh's median test
+    /// message), and adding the rest cost its cold classify 0.5 ms.  A pair
+    /// met again has all its words loaded, so a process that segments in
+    /// bulk searches each pair at most twice.
+    met_once: HashMap<(char, char), Vec<usize>>,
     /// Sum of the frequencies loaded so far (the filler's not counted).
     loaded: usize,
     cache: RunCache,
@@ -120,7 +132,15 @@ impl State {
         let dict = Dictionary::compiled();
         let mut jieba = Jieba::empty();
         jieba.add_word(FILLER, Some(dict.total), None);
-        State { dict, jieba, chars: HashSet::new(), pairs: HashSet::new(), loaded: 0, cache: RunCache::default() }
+        State {
+            dict,
+            jieba,
+            chars: HashSet::new(),
+            pairs: HashSet::new(),
+            met_once: HashMap::new(),
+            loaded: 0,
+            cache: RunCache::default(),
+        }
     }
 
     fn cut(&mut self, run: &str) -> Vec<String> {
@@ -145,31 +165,46 @@ impl State {
         out.extend(self.jieba.cut(piece, true).into_iter().map(|token| token.word.to_string()));
     }
 
-    /// Adds the entries a cut of `piece` can look up: its characters and
-    /// the words under each adjacent pair.
+    /// Adds the entries a cut of `piece` can look up: its characters, and
+    /// the words that start at each of its adjacent pairs (every look-up of
+    /// a cut is for a piece of the text it cuts), or all the pair's words
+    /// where it was met before.
     fn load_for(&mut self, piece: &str) {
         let before = self.loaded;
-        let mut previous: Option<char> = None;
-        for c in piece.chars() {
+        let mut previous: Option<(usize, char)> = None;
+        for (index, c) in piece.char_indices() {
             if self.chars.insert(c) {
                 let mut buffer = [0u8; 4];
-                if let Some(freq) = self.dict.word(c.encode_utf8(&mut buffer)) {
+                if let Some(freq) = self.dict.character(c) {
                     self.jieba.add_word(c.encode_utf8(&mut buffer), Some(freq), None);
                     self.loaded += freq;
                 }
             }
-            if let Some(first) = previous {
-                if self.pairs.insert((first, c)) {
-                    let mut pair = String::with_capacity(8);
-                    pair.push(first);
-                    pair.push(c);
-                    for (word, freq) in self.dict.words_under(&pair) {
-                        self.jieba.add_word(word, Some(freq), None);
-                        self.loaded += freq;
+            if let Some((start, first)) = previous {
+                let pair = (first, c);
+                if !self.pairs.contains(&pair) {
+                    match self.met_once.remove(&pair) {
+                        None => {
+                            let words = self.dict.words_starting(&piece[start..]);
+                            for &(_, word, freq) in &words {
+                                self.jieba.add_word(word, Some(freq), None);
+                                self.loaded += freq;
+                            }
+                            self.met_once.insert(pair, words.iter().map(|&(line, ..)| line).collect());
+                        }
+                        Some(loaded) => {
+                            for (line, word, freq) in self.dict.words_under(&piece[start..index + c.len_utf8()]) {
+                                if !loaded.contains(&line) {
+                                    self.jieba.add_word(word, Some(freq), None);
+                                    self.loaded += freq;
+                                }
+                            }
+                            self.pairs.insert(pair);
+                        }
                     }
                 }
             }
-            previous = Some(c);
+            previous = Some((index, c));
         }
         if self.loaded != before {
             self.jieba.add_word(FILLER, Some(self.dict.total.saturating_sub(self.loaded)), None);
@@ -177,67 +212,93 @@ impl State {
     }
 }
 
-/// The compiled-in dictionary: its body and the start of each line.
+/// The compiled-in dictionary, searched where it lies (no index of its
+/// lines is built: a scan of its 4 MB for them was 1.5 ms of a process's
+/// first Chinese message), through the index of its first characters
+/// build.rs makes (build_tables/jieba_index.rs).
 struct Dictionary {
-    body: &'static str,
-    lines: Vec<u32>,
+    lines: SortedLines,
     total: usize,
+}
+
+/// (character, start of its first line) per first character, little-endian u32s.
+static FIRST_CHARS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/jieba_first_chars.bin"));
+
+fn first_char_entry(index: usize) -> Option<(u32, usize)> {
+    match FIRST_CHARS.get(index * 8..index * 8 + 8) {
+        Some(&[a, b, c, d, e, f, g, h]) => {
+            Some((u32::from_le_bytes([a, b, c, d]), u32::from_le_bytes([e, f, g, h]) as usize))
+        }
+        _ => None,
+    }
 }
 
 impl Dictionary {
     fn compiled() -> Dictionary {
         let (header, body) = split_header(DICT);
         let total = header.get("total").and_then(|value| value.parse().ok()).unwrap_or(0);
-        let mut lines = Vec::with_capacity(header.get("entries").and_then(|v| v.parse().ok()).unwrap_or(0));
-        let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', body.as_bytes()) {
-            lines.push(start as u32);
-            start = end + 1;
-        }
-        if start < body.len() {
-            lines.push(start as u32);
-        }
-        Dictionary { body, lines, total }
+        Dictionary { lines: SortedLines::new(body, b' '), total }
     }
 
-    /// (word, frequency) of line `index`.
-    fn entry(&self, index: usize) -> Option<(&'static str, usize)> {
-        let start = *self.lines.get(index)? as usize;
-        let line = self.body.get(start..)?;
-        let line = &line[..line.find('\n').unwrap_or(line.len())];
-        let (word, freq) = line.split_once(' ')?;
-        Some((word, freq.parse().ok()?))
-    }
-
-    fn word_at(&self, index: usize) -> &'static [u8] {
-        self.entry(index).map_or(&[][..], |(word, _)| word.as_bytes())
-    }
-
-    /// Index of the first line whose word is not below `key`.
-    fn lower_bound(&self, key: &[u8]) -> usize {
-        let (mut low, mut high) = (0, self.lines.len());
+    /// The lines of the words that start with `c`, [start, end): empty where none does.
+    fn lines_of(&self, c: char) -> (usize, usize) {
+        let (mut low, mut high) = (0, FIRST_CHARS.len() / 8);
         while low < high {
             let middle = low + (high - low) / 2;
-            if self.word_at(middle) < key {
-                low = middle + 1;
-            } else {
-                high = middle;
+            let Some((first, start)) = first_char_entry(middle) else { break };
+            match first.cmp(&(c as u32)) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => {
+                    let end = first_char_entry(middle + 1).map_or(self.lines.end(), |(_, next)| next);
+                    return (start, end);
+                }
             }
         }
-        low
+        (0, 0)
     }
 
-    fn word(&self, word: &str) -> Option<usize> {
-        match self.entry(self.lower_bound(word.as_bytes())) {
-            Some((found, freq)) if found == word => Some(freq),
-            _ => None,
+    /// The frequency of the word that is `c` alone.
+    fn character(&self, c: char) -> Option<usize> {
+        let (start, end) = self.lines_of(c);
+        let (word, freq) = self.lines.entry(start).filter(|_| start < end)?;
+        let mut buffer = [0u8; 4];
+        (word == c.encode_utf8(&mut buffer)).then_some(())?;
+        freq.parse().ok()
+    }
+
+    /// (start of its line, word, frequency) of the words that start with `prefix`, in order.
+    fn words_under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (usize, &'static str, usize)> + 'a {
+        let (start, end) = prefix.chars().next().map_or((0, 0), |first| self.lines_of(first));
+        let mut line = self.lines.lower_bound_in(prefix.as_bytes(), start, end);
+        std::iter::from_fn(move || {
+            let (word, freq) = self.lines.entry(line).filter(|(word, _)| word.starts_with(prefix))?;
+            let found = (line, word, freq.parse().ok()?);
+            line = self.lines.next_line(line);
+            Some(found)
+        })
+    }
+
+    /// (start of its line, word, frequency) of the words of two characters
+    /// or more that `text` starts with, shortest first.
+    fn words_starting(&self, text: &str) -> Vec<(usize, &'static str, usize)> {
+        let mut words = Vec::new();
+        let Some(first) = text.chars().next() else { return words };
+        let (mut low, end) = self.lines_of(first);
+        for (index, c) in text.char_indices().skip(1) {
+            let prefix = &text[..index + c.len_utf8()];
+            // The words that start with a longer prefix sort after this one's.
+            low = self.lines.lower_bound_in(prefix.as_bytes(), low, end);
+            match self.lines.entry(low).filter(|_| low < end) {
+                Some((word, freq)) if word.starts_with(prefix) => {
+                    if word == prefix {
+                        words.extend(freq.parse().ok().map(|freq| (low, word, freq)));
+                    }
+                }
+                _ => break,
+            }
         }
-    }
-
-    fn words_under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'static str, usize)> + 'a {
-        let first = self.lower_bound(prefix.as_bytes());
-        (first..self.lines.len())
-            .map_while(move |index| self.entry(index).filter(|(word, _)| word.starts_with(prefix)))
+        words
     }
 }
 
@@ -294,17 +355,43 @@ mod tests {
         let (header, body) = split_header(DICT);
         assert_eq!(format!("{:08x}", crc32fast::hash(body.as_bytes())), header["crc32"]);
         let dict = Dictionary::compiled();
-        assert_eq!(dict.lines.len().to_string(), header["entries"]);
-        let mut sum = 0;
-        for index in 0..dict.lines.len() {
-            let (word, freq) = dict.entry(index).expect("a word and a frequency");
+        let (mut sum, mut entries, mut start) = (0, 0, 0);
+        let mut previous: Option<&str> = None;
+        for line in dict.lines.lines() {
+            let (word, freq) = line.split_once(' ').expect("a word and a frequency");
+            let freq: usize = freq.parse().expect("a frequency");
             sum += freq;
-            if index > 0 {
-                assert!(dict.word_at(index - 1) < word.as_bytes(), "not sorted at {word}");
+            entries += 1;
+            if let Some(previous) = previous {
+                assert!(previous.as_bytes() < word.as_bytes(), "not sorted at {word}");
             }
+            // The index of first characters holds every line.
+            let (first, end) = dict.lines_of(word.chars().next().expect("a word"));
+            assert!(first <= start && start < end, "{word} outside its first character's lines");
+            previous = Some(word);
+            start += line.len() + 1;
         }
+        assert_eq!(entries.to_string(), header["entries"]);
         // The total counts a word listed twice in jieba's file twice, as jieba does.
         assert!(sum <= dict.total && dict.total - sum < 100);
+        assert_eq!(dict.character('中'), Some(243191));
+        assert_eq!(dict.character('\u{9fff}'), None);
+        assert_eq!(dict.lines_of('\u{10ffff}'), (0, 0));
+        for prefix in ["中国", "一一", "发票", "\u{4e00}\u{9fff}", "A", "\u{10ffff}"] {
+            let everywhere: Vec<(&str, usize)> = dict.lines.under(prefix)
+                .map(|(word, freq)| (word, freq.parse().expect("a frequency"))).collect();
+            let found: Vec<(&str, usize)> = dict.words_under(prefix).map(|(_, word, freq)| (word, freq)).collect();
+            assert_eq!(found, everywhere, "{prefix}");
+        }
+        let under: Vec<_> = dict.words_under("中国").map(|(_, word, freq)| (word, freq)).collect();
+        assert!(under.contains(&("中国人民银行", 230)) && under.iter().all(|(word, _)| word.starts_with("中国")));
+        // The words a text starts with: each of them under its first pair, and a word.
+        let text = "中国人民银行行长";
+        let starting: Vec<&str> = dict.words_starting(text).iter().map(|&(_, word, _)| word).collect();
+        let expected: Vec<&str> = dict.words_under("中国").map(|(_, word, _)| word).filter(|word| text.starts_with(word)).collect();
+        assert_eq!(starting, expected);
+        assert!(starting.contains(&"中国人民银行") && starting.contains(&"中国"));
+        assert!(dict.words_starting("中").is_empty() && dict.words_starting("").is_empty());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod chinese;
 pub mod normalise;
+pub mod sorted_lines;
 pub mod stopwords;
 pub mod tokens;
 pub mod variants;

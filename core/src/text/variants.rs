@@ -18,13 +18,16 @@
 //!    forward match.  A table of characters alone would not do: 乾 → 干, but
 //!    乾隆 stays.
 //!
-//! Both tables are compiled in and parsed at the first Han run (well under a
-//! millisecond); English mail never parses them.
+//! Both tables are compiled in.  The variant table is read into a map at
+//! the first Han run (1,400 entries); t2s's 6,500 are looked up where they
+//! lie in its text, sorted by key (its order and checksum checked at the
+//! first Han run, no map built).  English mail reads neither.
 
 use ahash::AHashMap as HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use super::chinese::split_header;
+use super::sorted_lines::SortedLines;
 
 /// The variant table, compiled in from the file the Python reads.
 const TABLE: &str = include_str!("../../../spamnb/data/variants.txt");
@@ -103,10 +106,10 @@ fn table() -> &'static HashMap<char, char> {
     LOADED.get_or_init(|| load_table(TABLE).unwrap_or_else(|_| HAND.iter().copied().collect()))
 }
 
-/// One OpenCC dictionary: key → default value, and its longest key in characters.
+/// One OpenCC dictionary: key → default value, looked up where it lies in
+/// the compiled-in text, sorted by key.
 struct OpenccDict {
-    entries: HashMap<&'static str, &'static str>,
-    longest: usize,
+    entries: SortedLines,
 }
 
 /// t2s's normalisation dictionary and its conversion group, in t2s.json's order.
@@ -115,36 +118,51 @@ struct T2s {
     group: Vec<OpenccDict>,
 }
 
-fn parse_t2s(text: &'static str) -> Result<T2s, String> {
-    let (header, body) = split_header(text);
-    if header.get("crc32").copied() != Some(&format!("{:08x}", crc32fast::hash(body.as_bytes()))) {
-        return Err("its checksum does not match".into());
-    }
-    let mut sections: Vec<(&str, OpenccDict)> = Vec::new();
-    let mut count = 0;
-    for line in body.lines() {
-        if let Some(name) = line.strip_prefix("= ") {
-            sections.push((name, OpenccDict { entries: HashMap::new(), longest: 0 }));
-            continue;
-        }
-        let (Some((_, dict)), Some((key, value))) = (sections.last_mut(), line.split_once('\t')) else {
-            return Err(format!("a line is not a key, a tab and a value: {line:?}"));
+/// The first character of every key, sorted (little-endian u32s, made by
+/// build.rs: build_tables/t2s_first_chars.rs): most characters of a
+/// Simplified text start none, and one search here spares them a search of
+/// each dictionary.
+static T2S_FIRST_CHARS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/t2s_first_chars.bin"));
+
+fn starts_a_key(c: char) -> bool {
+    let (mut low, mut high) = (0, T2S_FIRST_CHARS.len() / 4);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        let first = match T2S_FIRST_CHARS.get(middle * 4..middle * 4 + 4) {
+            Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+            _ => return false,
         };
-        if key.is_empty() {
-            return Err("an empty key".into());
+        match first.cmp(&(c as u32)) {
+            std::cmp::Ordering::Less => low = middle + 1,
+            std::cmp::Ordering::Greater => high = middle,
+            std::cmp::Ordering::Equal => return true,
         }
-        dict.longest = dict.longest.max(key.chars().count());
-        dict.entries.insert(key, value);
-        count += 1;
     }
-    if header.get("entries").copied() != Some(&count.to_string()) {
-        return Err(format!("{count} entries, its header says otherwise"));
+    false
+}
+
+/// The t2s text's dictionaries, in t2s.json's order: the lines under each
+/// `= name` line.  Its checks (checksum, entry count, order, sections) are
+/// the unit tests' (`check_t2s`): the text is compiled in.
+fn read_t2s(text: &'static str) -> Result<T2s, String> {
+    let (_, body) = split_header(text);
+    // (name, start of its header line, start of its lines)
+    let mut sections: Vec<(&str, usize, usize)> = Vec::new();
+    let starts = body.starts_with("= ").then_some(0).into_iter()
+        .chain(memchr::memmem::find_iter(body.as_bytes(), b"\n= ").map(|index| index + 1));
+    for start in starts {
+        let line = &body[start..];
+        let end = line.find('\n').map_or(body.len(), |index| start + index + 1);
+        sections.push((body[start + 2..end].trim_end(), start, end));
     }
-    let names: Vec<&str> = sections.iter().map(|(name, _)| *name).collect();
+    let names: Vec<&str> = sections.iter().map(|(name, ..)| *name).collect();
     if names != ["CJK_Compatibility_Ideographs", "TSPhrases", "TSCharactersExt", "TSCharacters"] {
         return Err(format!("unexpected sections {names:?}"));
     }
-    let mut dicts = sections.into_iter().map(|(_, dict)| dict);
+    let mut dicts = sections.iter().enumerate().map(|(index, &(_, _, first))| {
+        let end = sections.get(index + 1).map_or(body.len(), |&(_, next, _)| next);
+        OpenccDict { entries: SortedLines::new(&body[first..end], b'\t') }
+    });
     let normalisation = dicts.next().ok_or("no normalisation")?;
     Ok(T2s { normalisation, group: dicts.collect() })
 }
@@ -153,30 +171,63 @@ fn t2s() -> &'static T2s {
     static LOADED: OnceLock<T2s> = OnceLock::new();
     // Compiled in and checked by `cargo test`; a broken build converts nothing.
     LOADED.get_or_init(|| {
-        parse_t2s(T2S).unwrap_or_else(|_| T2s {
-            normalisation: OpenccDict { entries: HashMap::new(), longest: 0 },
+        read_t2s(T2S).unwrap_or_else(|_| T2s {
+            normalisation: OpenccDict { entries: SortedLines::new("", b'\t') },
             group: Vec::new(),
         })
     })
 }
 
+/// A dictionary's keys that start with one character, longest first.
+type KeysUnder = Vec<(&'static str, &'static str)>;
+
+/// Characters whose keys each dictionary remembers (a Han run holds only
+/// the 30,000 or so Han characters; this bounds what other text can fill).
+pub const MAX_REMEMBERED_CHARACTERS: usize = 65536;
+
+/// Per dictionary (t2s's normalisation, then its group), the keys under
+/// each character met so far: found once by binary search in the text,
+/// then by one hash look-up per dictionary and character.
+fn with_keys_under<T>(f: impl FnOnce(&mut [HashMap<char, KeysUnder>]) -> T) -> T {
+    static REMEMBERED: OnceLock<Mutex<Vec<HashMap<char, KeysUnder>>>> = OnceLock::new();
+    let remembered = REMEMBERED.get_or_init(|| Mutex::new(vec![HashMap::new(); 1 + t2s().group.len()]));
+    // What a panic left behind is keys already found whole: still right.
+    let mut guard = remembered.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    f(&mut guard)
+}
+
+impl OpenccDict {
+    fn keys_under(&self, c: char) -> KeysUnder {
+        let mut buffer = [0u8; 4];
+        let mut keys: KeysUnder = self.entries.under(c.encode_utf8(&mut buffer)).collect();
+        keys.sort_by_key(|(key, _)| std::cmp::Reverse(key.len()));
+        keys
+    }
+}
+
 /// OpenCC's conversion of `text` by a group of dictionaries: at each place,
 /// the first dictionary (in the group's order) with a key that starts
 /// there gives its longest such key's value; where none has one, the
-/// character stays.  Linear: at most `longest` look-ups per dictionary and
-/// character.
-fn convert(text: &str, group: &[&OpenccDict]) -> String {
+/// character stays.  Linear: a character that starts no key is passed by
+/// one search of T2S_FIRST_CHARS; any other costs one look-up per dictionary,
+/// then a comparison per key under it (at most a handful).
+fn convert(text: &str, group: &[&OpenccDict], remembered: &mut [HashMap<char, KeysUnder>]) -> String {
     let mut out = String::with_capacity(text.len());
-    // Byte offset of each character, and the end.
-    let bounds: Vec<usize> = text.char_indices().map(|(index, _)| index).chain([text.len()]).collect();
-    let characters = bounds.len() - 1;
-    let mut at = 0;
-    while at < characters {
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
         let mut matched = None;
-        'dicts: for dict in group {
-            for length in (1..=dict.longest.min(characters - at)).rev() {
-                if let Some(value) = dict.entries.get(&text[bounds[at]..bounds[at + length]]) {
-                    matched = Some((length, *value));
+        if !starts_a_key(c) {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        'dicts: for (dict, keys) in group.iter().zip(remembered.iter_mut()) {
+            if keys.len() >= MAX_REMEMBERED_CHARACTERS && !keys.contains_key(&c) {
+                keys.clear();
+            }
+            for &(key, value) in keys.entry(c).or_insert_with(|| dict.keys_under(c)).iter() {
+                if rest.starts_with(key) {
+                    matched = Some((key.len(), value));
                     break 'dicts;
                 }
             }
@@ -184,11 +235,11 @@ fn convert(text: &str, group: &[&OpenccDict]) -> String {
         match matched {
             Some((length, value)) => {
                 out.push_str(value);
-                at += length;
+                rest = &rest[length..];
             }
             None => {
-                out.push_str(&text[bounds[at]..bounds[at + 1]]);
-                at += 1;
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
             }
         }
     }
@@ -201,9 +252,12 @@ pub fn fold_variants(run: &str) -> String {
     let table = table();
     let folded: String = run.chars().map(|c| table.get(&c).copied().unwrap_or(c)).collect();
     let t2s = t2s();
-    let normalised = convert(&folded, &[&t2s.normalisation]);
-    let group: Vec<&OpenccDict> = t2s.group.iter().collect();
-    convert(&normalised, &group)
+    with_keys_under(|remembered| {
+        let (normalisation, group) = remembered.split_at_mut(1);
+        let normalised = convert(&folded, &[&t2s.normalisation], normalisation);
+        let dicts: Vec<&OpenccDict> = t2s.group.iter().collect();
+        convert(&normalised, &dicts, group)
+    })
 }
 
 /// The tokenizer's Han runs (tokens._HAN_RUN): CJK radicals, Extension A,
@@ -232,11 +286,75 @@ pub fn fold_word(word: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The t2s text's checks: its checksum and entry count, the sections
+    /// t2s.json names, each a key, a tab and a value a line, sorted by key
+    /// with no key twice (a lookup finds one line); its first characters.
+    fn check_t2s(text: &str) -> Result<Vec<char>, String> {
+        let (header, body) = split_header(text);
+        if header.get("crc32").copied() != Some(&format!("{:08x}", crc32fast::hash(body.as_bytes()))) {
+            return Err("its checksum does not match".into());
+        }
+        let (mut names, mut first_chars, mut count, mut last) = (Vec::new(), Vec::new(), 0, "");
+        for line in body.lines() {
+            if let Some(name) = line.strip_prefix("= ") {
+                names.push(name);
+                last = "";
+                continue;
+            }
+            let (false, Some((key, _))) = (names.is_empty(), line.split_once('\t')) else {
+                return Err(format!("a line is not a key, a tab and a value: {line:?}"));
+            };
+            if key.is_empty() || (!last.is_empty() && last.as_bytes() >= key.as_bytes()) {
+                return Err(format!("{key:?} is out of order"));
+            }
+            last = key;
+            first_chars.extend(key.chars().next());
+            count += 1;
+        }
+        if header.get("entries").copied() != Some(&count.to_string()) {
+            return Err(format!("{count} entries, its header says otherwise"));
+        }
+        if names != ["CJK_Compatibility_Ideographs", "TSPhrases", "TSCharactersExt", "TSCharacters"] {
+            return Err(format!("unexpected sections {names:?}"));
+        }
+        first_chars.sort_unstable();
+        first_chars.dedup();
+        Ok(first_chars)
+    }
+
+    #[test]
+    fn compiled_t2s_is_read_as_checked() {
+        let first_chars = check_t2s(T2S).expect("the t2s table");
+        assert_eq!(T2S_FIRST_CHARS.len(), 4 * first_chars.len());
+        assert!(first_chars.iter().all(|&c| starts_a_key(c)));
+        assert!(!starts_a_key('发') && starts_a_key('發') && starts_a_key('乾'));
+        let t2s = read_t2s(T2S).expect("its sections");
+        let lines: usize = std::iter::once(&t2s.normalisation).chain(&t2s.group).map(|dict| dict.entries.lines().count()).sum();
+        assert_eq!(lines.to_string(), split_header(T2S).0["entries"]);
+        assert_eq!(t2s.group[0].entries.get("乾隆"), Some("乾隆"));
+        assert!(read_t2s("# entries: 0\n= TSPhrases\n").is_err());
+    }
+
     #[test]
     fn compiled_tables_pass_their_checks() {
         let table = load_table(TABLE).expect("the variant table");
         assert!(table.len() > 1000);
-        parse_t2s(T2S).expect("the t2s table");
+        check_t2s(T2S).expect("the t2s table");
+    }
+
+    #[test]
+    fn t2s_out_of_order_is_refused() {
+        // A lookup finds a key by binary search: a table out of order would
+        // miss keys, so it is refused as a damaged one is.
+        let (header, body) = T2S.split_at(T2S.find("\n= ").expect("a section") + 1);
+        let mut lines: Vec<&str> = body.lines().collect();
+        let at = lines.iter().position(|line| line.starts_with("= TSCharacters")).expect("TSCharacters") + 1;
+        lines.swap(at, at + 1);
+        let body = lines.iter().map(|line| format!("{line}\n")).collect::<String>();
+        let header = header.replace(&format!("{:08x}", crc32fast::hash(split_header(T2S).1.as_bytes())),
+                                    &format!("{:08x}", crc32fast::hash(body.as_bytes())));
+        let damaged = format!("{header}{body}");
+        assert!(check_t2s(&damaged).err().is_some_and(|why| why.contains("out of order")));
     }
 
     #[test]
