@@ -1,7 +1,7 @@
 """What a daemon worker does with a request: score it under the deadline,
 or learn it, and build the reply, in spamnb's own protocol or spamd's.
 
-A worker is a process forked by the daemon (spamnb.app.daemon); it reads
+A worker is a process forked by the daemon (spamnb.app.workerpool); it reads
 one request at a time from its socket pair and writes one reply, until end
 of file, and dies with the main process.
 """

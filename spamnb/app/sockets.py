@@ -1,6 +1,7 @@
 """The daemon's listening sockets: a Unix socket that appears at its path
 with mode 0600 in a directory only its owner can write, and spamd's TCP
-listener limited to the networks allowed.
+listener limited to the networks allowed; and who may connect to each
+(Listener.refusal).
 
 Whoever can write to the socket's directory can put their own socket in the
 daemon's place, so the directory is checked (ours, closed to writers) before
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import socket
+import struct
 
 from ..errors import OptionError
 from .server import MAX_CONNECTIONS, _reason
@@ -146,4 +148,26 @@ class Listener:
         self.sock = sock
         self.protocol = protocol
         self.allowed = allowed  # None: a Unix socket
+
+    def refusal(self, sock, address, uid: int) -> str | None:
+        """Why the peer on `sock` may not be served (a line for the log), or None:
+        on a Unix socket, a peer whose uid is not `uid`; on TCP, one outside the networks allowed."""
+        if self.allowed is None:
+            pid, peer_uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                                      struct.calcsize("3i")))
+            if peer_uid != uid:
+                return f"refused a connection from uid {peer_uid} (pid {pid}): this server serves uid {uid} only"
+            return None
+        import ipaddress
+
+        host = address[0] if isinstance(address, tuple) else ""
+        try:
+            peer = ipaddress.ip_address(host.split("%")[0])
+        except ValueError:
+            return f"refused a spamd connection from {host!r}: not an IP address"
+        if getattr(peer, "ipv4_mapped", None):
+            peer = peer.ipv4_mapped  # type: ignore[union-attr, assignment]  # an IPv6 address mapping an IPv4 one
+        if not any(peer in network for network in self.allowed):
+            return f"refused a spamd connection from {peer}: not in --spamd-allow"
+        return None
 
