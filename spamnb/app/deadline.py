@@ -19,10 +19,7 @@ scoring runs without a deadline.
 
 from __future__ import annotations
 
-try:  # the C module: signal.py wraps it in enums, 0.9 ms of a fresh process's start
-    import _signal as signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
-except ImportError:  # not CPython
-    import signal
+import signal
 
 DEFAULT_TIMEOUT = 10.0
 

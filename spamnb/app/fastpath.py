@@ -277,10 +277,7 @@ def main(argv: list[str] | None = None) -> None:
         _started()
         run_full_cli(args)
         return
-    try:  # the C module: signal.py wraps it in enums, 0.9 ms of start-up
-        import _signal as signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
-    except ImportError:
-        import signal
+    import signal
 
     from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_MODEL_ERROR, SpamnbError, os_error_line
 

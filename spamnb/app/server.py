@@ -64,8 +64,8 @@ import os
 import struct
 import sys
 
-# The C module: socket.py wraps it in enums and selectors, 5 ms of a client's
-# start (python -X importtime) that neither the client nor this module uses.
+# The C module: socket.py wraps it in enums and selectors, 12 ms of a fresh
+# client (BENCHMARKS.md) that neither the client nor this module uses.
 import _socket as socket
 
 from .. import jsoncodec
