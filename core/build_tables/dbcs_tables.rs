@@ -1,5 +1,5 @@
 //! The double-byte codecs' cell tables and reverse maps, built once at
-//! compile time and compiled into the core (src/mail/charsets.rs reads them).
+//! compile time and compiled into the core (src/mail/charsets/dbcs.rs reads them).
 //!
 //! Built at a process's first sniffed message they were its largest cost:
 //! 24,000 cells decoded per codec, five codecs per sniff, and a hash map of
@@ -27,7 +27,7 @@ use std::path::Path;
 
 use crate::dbcs_corrections::DBCS_CORRECTIONS;
 
-/// The codecs, in the order of charsets.rs's `Dbcs` (its discriminants index the tables).
+/// The codecs, in the order of charsets/dbcs.rs's `Dbcs` (its discriminants index the tables).
 #[derive(Clone, Copy, PartialEq)]
 enum Codec {
     Gb18030,

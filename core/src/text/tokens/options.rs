@@ -1,0 +1,138 @@
+//! The options a model is trained and scored with (TokenizerOptions: which
+//! header fields, stop words, bigrams, variant folding) and the fields never
+//! read: the verdicts a filter writes into a message.
+
+use ahash::AHashSet as HashSet;
+
+use crate::text::normalise::{self, is_space, strip};
+
+/// Header presets for --headers.  Every field by default: how a message
+/// travelled (Received, Message-ID, X-Mailer, list fields) is what makes real
+/// mail easy.  bench/choose_defaults.py, 1-ROCA % inside the training parts,
+/// trec06p later mail / online / spamassassin CV / sa->trec / trec->sa:
+/// all 0.003 / 0.125 / 0.034 / 12.2 / 8.9, content 0.056 / 0.098 / 0.048 /
+/// 8.4 / 6.2: content loses 11x on later mail of the same server, all loses
+/// at most 1.9x anywhere, so all.  "content" leaves out the routing and
+/// bookkeeping fields; it is for collections whose routing leaks the label
+/// (ccert_zh: its spam and ham came through different relays in different
+/// months), not for a user's own mail.
+pub const HEADER_PRESETS: [(&str, &[&str]); 3] = [
+    ("content", &["subject", "from", "to", "cc", "reply-to", "mime-version", "content-*"]),
+    ("all", &["*"]),
+    ("none", &[]),
+];
+
+/// The field `spamnb filter` adds (digest.STATUS_HEADER, lower case) is never
+/// read: learning a filtered message would otherwise teach the model its own
+/// verdict.  Nor are the SpamAssassin-style fields `filter --header-style
+/// spamassassin` and spamd PROCESS write, for the same reason; no message of the
+/// three corpora carries them (grep: 0 of 33,661), so no measured token changes.
+pub const OWN_STATUS_FIELD: &str = "x-spamnb-status";
+pub const OWN_FIELDS: [&str; 4] = [OWN_STATUS_FIELD, "x-spam-flag", "x-spam-level", "x-spam-status"];
+
+/// Everything about tokenizing that a model must remember to score alike.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenizerOptions {
+    /// Header field names to tokenize; a trailing `*` matches a prefix.
+    pub headers: Vec<String>,
+    /// Words dropped from body and header text (after case folding).
+    pub stopwords: HashSet<String>,
+    /// Also count each pair of adjacent body words ("free money", "代开 发票").
+    /// Bigrams on by default: 5-fold cross-validation inside the training part
+    /// gave 1-ROCA % 0.080 / 0.006 (spamassassin / ccert_zh) against 0.096 /
+    /// 0.007 without.  The price: about 3 times the vocabulary and twice the
+    /// training time.  Pairs skip stop words, so "the free the money" pairs
+    /// "free money".
+    pub bigrams: bool,
+    /// Fold Traditional characters and spam homoglyphs to Simplified.
+    /// Folding variants: level on these corpora (1-ROCA % 0.115 / 0.011 with
+    /// and without), whose Chinese is almost all Simplified GB2312; it is for
+    /// mail that mixes scripts or disguises words (涐司岢办理㊣規髮票 = 我司可办理正规发票).
+    /// On ccert_zh's test part disguised so (bench/rewrite_zh.py), the table
+    /// of variants.py took 1-ROCA 0.0330 → 0.0316 % (plain: 0.0297 either way).
+    pub fold_variants: bool,
+}
+
+impl Default for TokenizerOptions {
+    fn default() -> Self {
+        TokenizerOptions {
+            headers: vec!["*".to_string()],
+            stopwords: crate::text::stopwords::builtin(),
+            bigrams: true,
+            fold_variants: true,
+        }
+    }
+}
+
+impl TokenizerOptions {
+    /// `content`, `all`, `none` or a comma list such as `subject,from,x-mailer,content-*`.
+    pub fn parse_headers(spec: &str) -> Vec<String> {
+        let preset = |name: &str| HEADER_PRESETS.iter().find(|(key, _)| *key == name).map(|(_, v)| *v);
+        let spec = normalise::lower(strip(spec));
+        if let Some(names) = preset(&spec) {
+            return names.iter().map(|s| s.to_string()).collect();
+        }
+        let mut names: Vec<String> = Vec::new();
+        let mut add = |name: &str| {
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        };
+        for item in spec.split(',') {
+            let item = strip(item).trim_end_matches(':');
+            if let Some(found) = preset(item) {
+                for name in found {
+                    add(name);
+                }
+            } else if !item.is_empty() {
+                add(item);
+            }
+        }
+        names
+    }
+
+    pub fn wants_header(&self, name: &str) -> bool {
+        if OWN_FIELDS.contains(&name) {
+            return false;
+        }
+        self.headers.iter().any(|pattern| match pattern.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix),
+            None => name == pattern,
+        })
+    }
+}
+
+/// Whether a field's value is what `spamnb filter` writes, whatever the
+/// field's name (`--header X-Custom`): `Yes, score=0.9987,
+/// log-odds=6.64, model=NAME`.  Python: re.match(r"\s*" + digest.STATUS_VALUE,
+/// value) with STATUS_VALUE = `(?:Yes|No|Unsure), score=[0-9.]+,
+/// log-odds=[-+]?(?:[0-9.]+|inf), model=`.
+pub fn is_status_value(value: &str) -> bool {
+    fn number(rest: &str) -> Option<&str> {
+        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        if end == 0 {
+            None
+        } else {
+            Some(&rest[end..])
+        }
+    }
+    let rest = value.trim_start_matches(is_space);
+    let Some(rest) = ["Yes", "No", "Unsure"].iter().find_map(|word| rest.strip_prefix(word)) else {
+        return false;
+    };
+    let Some(rest) = rest.strip_prefix(", score=").and_then(number) else {
+        return false;
+    };
+    let Some(rest) = rest.strip_prefix(", log-odds=") else {
+        return false;
+    };
+    let rest = rest.strip_prefix(['-', '+']).unwrap_or(rest);
+    let rest = match number(rest) {
+        Some(after) => after,
+        None => match rest.strip_prefix("inf") {
+            Some(after) => after,
+            None => return false,
+        },
+    };
+    rest.starts_with(", model=")
+}
