@@ -208,7 +208,7 @@ def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], fit_cut
         wanted = unique_keys(np.concatenate([keys for keys, _ in sample]))
         at = np.searchsorted(counts.keys, wanted)
         if model._selected is None:
-            model._selected = model._selection(counts)
+            model._selected = model._selection(counts.documents, counts.messages, counts.keys)
         columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
         raw = blocked_raw_scores_by_key(columns, [keys for keys, _ in sample], labels,
                                         counts.occurrences.sum(axis=1), len(counts), counts.messages,
