@@ -4,10 +4,10 @@
 model back: O(vocabulary) per run, seconds for a large model.  Here `learn`
 maps the model, reads only the keys and occurrence counts of the message's
 own tokens (and the digests of messages learned), and appends one journal
-record (journal.py) with what changed.  The same decisions as
-training.learn are taken message by message (duplicates, relabelling,
-forgetting, train on error, the scores kept for refitting), so the counts
-are those a whole rewrite gives, count for count (tests/learning/test_incremental.py).
+record (journal.py) with what changed.  What to do with each message
+(duplicates, relabelling, forgetting, train on error, the scores kept for
+refitting) is learnrule.py's, as for training.learn, so the counts are
+those a whole rewrite gives, count for count (tests/learning/test_incremental.py).
 One difference, on purpose: within one run of several messages, each is
 scored (for --on-error, and for the score kept for refitting) by the model
 with the run's earlier messages already in it, as if they had come one
@@ -29,6 +29,8 @@ import os
 import time
 from bisect import bisect_left
 
+from .learnrule import Learner, learn_messages
+
 TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on learn's fast path
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -39,7 +41,6 @@ COMPACT_BYTES = 512 << 10
 (about 12 ms of a cold classify at the limit)."""
 
 HAM, SPAM = 0, 1
-LABELS = ("ham", "spam")
 RECENT_MINIMUM = 10
 """As model.RECENT_MINIMUM (tests/learning/test_incremental.py checks): scores of each class
 on record before a model learned from nothing is first calibrated."""
@@ -131,6 +132,66 @@ class _Digests:
         return None
 
 
+class _Appending(Learner):
+    """A model taught by a journal record (learnrule.py decides what to teach
+    it): each message's changes go to the record being made and to the
+    journal state the LiveTable reads, so the next message is scored with
+    it learned."""
+
+    def __init__(self, scorer, table, state, digests: _Digests) -> None:
+        self.scorer, self._table, self._state, self._digests = scorer, table, state, digests
+        self.changes: dict[int, list[int]] = {}
+        self.new_tokens: dict[int, str] = {}
+        self.learned: dict[int, int] = {}
+        self.recent: list[list] = []
+        self.moved: dict[str, Any] = {"messages": [0, 0], "totals": [0, 0], "vocabulary": 0}
+
+    def learned_as(self, digest: int) -> int | None:
+        return self._digests.label(digest)  # the journal's changes, this run's included, then the base
+
+    def count(self, tokens: list[str], label: int, sign: int) -> None:
+        from ..model.scoring import counted
+
+        table, state, moved = self._table, self._state, self.moved
+        for token, times in counted(tokens).items():
+            found = table.counts_of(token)
+            if sign < 0 and found is None:
+                continue  # never seen (or pruned): nothing to take out
+            index, key = table.place(token)
+            before = 0 if found is None else found[1] + found[2]
+            if before + sign * times < 0 or (found is not None and found[1 + label] + sign * times < 0):
+                raise ValueError("unlearning a message that was never learned: counts went negative")
+            if found is None and key not in state.changes and index < 0:
+                self.new_tokens[key] = token
+                state.new_tokens[key] = token
+            for target in (self.changes, state.changes):
+                change = target.setdefault(key, [0, 0, 0, 0])
+                change[label] += sign * times
+                change[2 + label] += sign
+            moved["totals"][label] += sign * times
+            state.totals[label] += sign * times
+            after = before + sign * times
+            if (before > 0) != (after > 0):
+                step = 1 if after > 0 else -1
+                moved["vocabulary"] += step
+                state.vocabulary += step
+        if table.messages(label) + sign < 0:
+            raise ValueError("unlearning a message that was never learned: counts went negative")
+        moved["messages"][label] += sign
+        state.messages[label] += sign
+        table.refresh()
+
+    def record(self, digest: int, label: int) -> None:
+        self.learned[digest] = label
+        self._state.learned[digest] = label
+
+    def scorable(self) -> bool:
+        return self._table.scorable
+
+    def keep_score(self, raw: float, label: int) -> None:
+        self.recent.append([raw, label])
+
+
 def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,
                     relabel: bool = False, force: bool = False, on_error: bool = False,
                     newer_than: float | None = None):
@@ -141,7 +202,6 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     from ..model.journal import JournalState, encode
     from ..model.modelfile import PREFIX, append_record, read_model
     from ..model.scorer import LiveTable, Scorer, journal_scoring
-    from ..model.scoring import counted
     from .labelled import LearnReport, check_paths, tokenized_messages
 
     model_file = read_model(path, verify=False)
@@ -171,73 +231,17 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     identity = model_file.identity  # the file read: a record is never appended to another
 
     report = LearnReport()
-    changes: dict[int, list[int]] = {}
-    new_tokens: dict[int, str] = {}
-    learned: dict[int, int] = {}
-    recent: list[list] = []
-    moved: dict[str, Any] = {"messages": [0, 0], "totals": [0, 0], "vocabulary": 0}
-
-    def count(tokens: list[str], label: int, sign: int) -> None:
-        for token, times in counted(tokens).items():
-            found = table.counts_of(token)
-            if sign < 0 and found is None:
-                continue  # never seen (or pruned): nothing to take out
-            index, key = table.place(token)
-            before = 0 if found is None else found[1] + found[2]
-            if before + sign * times < 0 or (found is not None and found[1 + label] + sign * times < 0):
-                raise ValueError("unlearning a message that was never learned: counts went negative")
-            if found is None and key not in state.changes and index < 0:
-                new_tokens[key] = token
-                state.new_tokens[key] = token
-            for target in (changes, state.changes):
-                change = target.setdefault(key, [0, 0, 0, 0])
-                change[label] += sign * times
-                change[2 + label] += sign
-            moved["totals"][label] += sign * times
-            state.totals[label] += sign * times
-            after = before + sign * times
-            if (before > 0) != (after > 0):
-                step = 1 if after > 0 else -1
-                moved["vocabulary"] += step
-                state.vocabulary += step
-        if table.messages(label) + sign < 0:
-            raise ValueError("unlearning a message that was never learned: counts went negative")
-        moved["messages"][label] += sign
-        state.messages[label] += sign
-        table.refresh()
-
+    learner = _Appending(scorer, table, state, digests)
     sources = [(SPAM, p) for p in spam] + [(HAM, p) for p in ham]
-    for label, tokens, _, digest in tokenized_messages(sources, scorer.options, report.reading,
-                                                       newer_than=newer_than):
-        name = LABELS[label]
-        previous = digests.label(digest)  # the journal's changes, this run's included, then the base
-        action = report.decide(previous, label, forget, relabel, force)
-        if action == "skip":
-            continue
-        if action == "forget":
-            count(tokens, label, -1)
-            learned[digest] = -1
-            state.learned[digest] = -1
-            report.forgotten[name] += 1
-            continue
-        if action == "relabel":
-            assert previous is not None  # decide() relabels only what was learned
-            count(tokens, previous, -1)
-            report.relabelled += 1
-        elif on_error and scorer.score_tokens(tokens).label == name:
-            report.already_right += 1
-            continue
-        elif not on_error and table.scorable and (raw := scorer.raw_score(tokens)) == raw:
-            recent.append([raw, label])  # (a message with no evidence tells calibration nothing)
-        count(tokens, label, 1)
-        learned[digest] = label
-        state.learned[digest] = label
-        report.learned[name] += 1
+    learn_messages(tokenized_messages(sources, scorer.options, report.reading, newer_than=newer_than), learner,
+                   report, forget, relabel, force, on_error)
 
+    learned, recent = learner.learned, learner.recent
     if learned:
-        header = dict(moved, day=_today(), learned=[[digest, label] for digest, label in learned.items()],
+        header = dict(learner.moved, day=_today(), learned=[[digest, label] for digest, label in learned.items()],
                       recent=recent)
-        record = encode(header, {key: change for key, change in changes.items() if any(change)}, new_tokens)
+        record = encode(header, {key: change for key, change in learner.changes.items() if any(change)},
+                        learner.new_tokens)
         assert identity is not None  # read_model records it
         append_record(path, record, identity)
         if model_file.journal_bytes + len(record) > COMPACT_BYTES or _first_fit_due(model_file, state, recent):

@@ -76,26 +76,6 @@ class LearnReport(Record):
     already_right: int
     reading: TrainReport
 
-    def decide(self, previous: int | None, label: int, forget: bool, relabel: bool, force: bool) -> str:
-        """What `learn` does with one message learned before as `previous` (None:
-        never), asked to be `label`: "forget", "relabel" (forget as `previous`,
-        then learn), "learn", or "skip", counted here with its reason.  The one
-        rule for both ways of learning (training.learn, incremental.learn_appending)."""
-        if forget:
-            if previous != label and not force:
-                self.not_learned += 1
-                return "skip"
-            return "forget"
-        if previous == label and not force:
-            self.duplicates += 1
-            return "skip"
-        if previous is not None and previous != label:
-            if not relabel:
-                self.conflicts += 1
-                return "skip"
-            return "relabel"
-        return "learn"
-
     @property
     def changed(self) -> bool:
         """Whether any count moved (else the model is left as it was)."""

@@ -39,7 +39,8 @@ from ..model.modelfile import BLOCK_KEYS, check_writable, locked, write_model_st
 from ..model.options import TrainOptions
 from ..progress import Phases
 from ..model.scoring import Cutoffs, block_crcs, token_keys
-from ..model.weights import class_log_prior, selected_features, token_weights
+from ..model.formula import knows_both_classes
+from ..model.weights import model_bias, selected_features, token_weights
 
 BUILD_CHUNK = 256 * BLOCK_KEYS
 SECTION_ORDER = ("keys", "weights", "block_first", "block_crcs", "token_lengths", "token_bytes",
@@ -132,7 +133,7 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
 
         # Pass 2.
         phases.phase("weighing tokens")
-        weighing = messages.min() > 0  # else every λ and b are 0 (weights.log_odds_weights)
+        weighing = knows_both_classes(messages)  # else every λ and b are 0
         files: dict[str, Any] = {name: os.path.join(scratch, name) for name in SECTION_ORDER}  # a path, or two
         for half in ("occurrences", "documents"):
             files[half] = [files[half] + ".ham", files[half] + ".spam"]
@@ -186,8 +187,7 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
 
         bias = 0.0
         if weighing:
-            log_prior = class_log_prior(messages)
-            bias = float(log_prior[SPAM] - log_prior[HAM]) + absent_sum
+            bias = model_bias(messages, absent_sum)
         phases.phase("fitting calibration and cutoffs")
         # A Model with no counts, to fit calibration and cutoffs as Model.calibrate does.
         fitted = Model(None, options, cutoffs, {"block_size": BLOCK_KEYS})  # type: ignore[arg-type]

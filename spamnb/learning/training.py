@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.counts import HAM, LABELS, SPAM, TokenCounts
+from ..model.counts import HAM, SPAM, TokenCounts
+from ..model.formula import knows_both_classes
 from .countruns import DEFAULT_BUDGET, CountStore, Run, sum_counts
+from .learnrule import FORGOTTEN, Learner, learn_messages
 from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnReport, TrainReport, check_paths,  # noqa: F401
                        labelled_messages, tokenized_messages)
 from . import modelbuild
@@ -208,7 +210,7 @@ def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], fit_cut
         wanted = unique_keys(np.concatenate([keys for keys, _ in sample]))
         at = np.searchsorted(counts.keys, wanted)
         if model._selected is None:
-            model._selected = model._selection(counts)
+            model._selected = model._selection(counts.documents, counts.messages, counts.keys)
         columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
         raw = blocked_raw_scores_by_key(columns, [keys for keys, _ in sample], labels,
                                         counts.occurrences.sum(axis=1), len(counts), counts.messages,
@@ -463,51 +465,51 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
     return report
 
 
+class _Rewriting(Learner):
+    """A loaded Model taught through its counts; the caller writes the whole file.
+    Every message is scored by the model as loaded: the weights are
+    recomputed once, after the last message."""
+
+    def __init__(self, model: Model, day: int) -> None:
+        self.scorer = self.model = model
+        self.counts = model.counts
+        self.day = day
+        self._scorable = knows_both_classes(self.counts.messages)  # the weights (as loaded) say something
+
+    def learned_as(self, digest: int) -> int | None:
+        return self.counts.learned.get(digest)
+
+    def count(self, tokens: list[str], label: int, sign: int) -> None:
+        self.counts.add([tokens], [label], sign=sign, day=self.day)
+
+    def record(self, digest: int, label: int) -> None:
+        if label == FORGOTTEN:
+            self.counts.learned.pop(digest, None)
+        else:
+            self.counts.learned[digest] = label
+
+    def scorable(self) -> bool:
+        return self._scorable
+
+    def keep_score(self, raw: float, label: int) -> None:
+        self.model.record_recent(raw, label)
+
+
 def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,
           relabel: bool = False, force: bool = False, on_error: bool = False,
           newer_than: float | None = None) -> LearnReport:
-    """Add (or with `forget`, remove) messages to a trained model, exactly.
-
-    Each message's digest records what it was learned as, so learning it
-    again is skipped, forgetting removes exactly what was added, and
-    `relabel` moves a message learned with the wrong label to the right one
-    (forget as the old class, learn as the new).  `on_error` learns only
-    the messages the model currently gets wrong or is unsure about.
-    Calibration and cutoffs are refitted from the scores learned messages
-    had before they were learned (Model.refit_from_recent).
+    """Add (or with `forget`, remove) messages to a trained model, exactly, by
+    the rule of learnrule.py, and recompute its weights.  Calibration and
+    cutoffs are refitted from the scores learned messages had before they
+    were learned (Model.refit_from_recent).
     """
     check_paths([*spam, *ham])
-    counts = model.counts
     report = LearnReport()
-    day = today()
     sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
-    scorable = bool(counts.messages.min() > 0)  # the weights (as loaded) say something
-    for label, tokens, _, digest in tokenized_messages(sources, model.options, report.reading,
-                                                       newer_than=newer_than):
-        name = LABELS[label]
-        previous = counts.learned.get(digest)
-        action = report.decide(previous, label, forget, relabel, force)
-        if action == "skip":
-            continue
-        if action == "forget":
-            counts.add([tokens], [label], sign=-1)
-            counts.learned.pop(digest, None)
-            report.forgotten[name] += 1
-            continue
-        if action == "relabel":
-            assert previous is not None  # decide() relabels only what was learned
-            counts.add([tokens], [previous], sign=-1)
-            report.relabelled += 1
-        elif on_error and model.score_tokens(tokens).label == name:
-            report.already_right += 1
-            continue
-        elif not on_error and scorable:
-            # Its score before learning, on record for refitting.  Train on
-            # error's messages are not a sample of the mail, so they are not.
-            model.record_recent(model.raw_score(tokens), label)
-        counts.add([tokens], [label], day=day)
-        counts.learned[digest] = label
-        report.learned[name] += 1
+    learner = _Rewriting(model, today())
+    learn_messages(tokenized_messages(sources, model.options, report.reading, newer_than=newer_than), learner,
+                   report, forget, relabel, force, on_error)
+    counts = learner.counts
     present = (counts.occurrences.sum(axis=0) + counts.documents.sum(axis=0)) > 0
     if not present.all():
         # Tokens whose counts all went to zero leave the vocabulary, so V, and

@@ -2,8 +2,9 @@
 
 In:  token lists and labels (from spamnb.text, via spamnb.learning), or a
      model file.
-Out: `TokenCounts` (counts), per-token log-odds weights (weights), Platt
-     calibration and cutoffs (calibration), `TrainOptions` (options), the
+Out: `TokenCounts` (counts), per-token log-odds weights (the rule: formula;
+     a vocabulary at once: weights), Platt calibration and cutoffs
+     (calibration), `TrainOptions` (options), the
      scoring rule and `Score` (scoring), a model opened for scoring only
      (scorer: `Scorer`) or with its counts (model: `Model`), the model file
      and its journal (modelfile, journal), and export, import, prune and
@@ -11,7 +12,7 @@ Out: `TokenCounts` (counts), per-token log-odds weights (weights), Platt
 
 Never imports: spamnb.learning, spamnb.app; nor click or rich.  May import
 spamnb.text, spamnb.mail and the foundation modules.  The scoring path
-(scoring, scorer, modelfile, journal, options) imports no numpy at module
+(scoring, scorer, formula, modelfile, journal, options) imports no numpy at module
 level: a fresh process scores a message with the standard library alone.
 
 This file imports nothing: the fast path pays only for the modules it uses.

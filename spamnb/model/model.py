@@ -25,7 +25,7 @@ from .calibration import FIT_MINIMUM_HAM, fit_cutoffs, fit_platt, tune_cutoffs
 from .options import TrainOptions
 from .scorer import (SCORING_SECTIONS, Scorer, check_scoring_meta, check_tokenizer_version, cutoffs_from_meta,
                      options_from_meta, options_to_meta)
-from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs
+from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs, token_keys
 from .._core import distinct_keys as distinct_key_counts, key_positions as _key_positions
 from ..text.tokens import TOKENIZER_VERSION
 from .weights import presence_scoring, selected_features, token_weights, weights_of_arrays
@@ -66,6 +66,17 @@ def _journal_changes(state, base_keys: np.ndarray):
     if missing:
         raise ValueError(f"the journal changes {len(missing)} tokens it never names")
     return keys, changes, days, at, found, new
+
+
+def learned_after_journal(learned: dict[int, int], state) -> dict[int, int]:
+    """The messages on record (digest → class) once the journal's are added to
+    `learned` and its forgotten ones (class -1) taken out of it."""
+    for digest, label in state.learned.items():
+        if label < 0:
+            learned.pop(digest, None)
+        else:
+            learned[digest] = label
+    return learned
 
 
 def today() -> int:
@@ -481,7 +492,7 @@ class Model(Scorer):
             at = int(np.flatnonzero(keys[1:] == keys[:-1])[0])
             # A model with two equal keys could be written but never loaded again.
             raise ValueError(f"tokens {counts.tokens[at]!r} and {counts.tokens[at + 1]!r} share a key")
-        self._selected = self._selection(counts)
+        self._selected = self._selection(counts.documents, counts.messages, keys)
         encoded = [token.encode("utf-8", "surrogatepass") for token in counts.tokens]
         digests = np.fromiter(counts.learned.keys(), dtype=np.uint64, count=len(counts.learned))
         classes = np.fromiter(counts.learned.values(), dtype=np.uint8, count=len(counts.learned))
@@ -523,14 +534,12 @@ class Model(Scorer):
             self.meta.pop("calibration", None)  # fitted to the old counts
         self._table = None
 
-    def _selection(self, counts: TokenCounts) -> np.ndarray:
-        """Which tokens may weigh: feature selection, then the keyword list if any."""
-        selected = selected_features(counts.documents, counts.messages, self.options.min_df,
-                                     self.options.max_features)
+    def _selection(self, documents: np.ndarray, messages: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """Which tokens may weigh: feature selection, then the keyword list if any,
+        matched by key as modelbuild matches it, so the tokens' text is not needed."""
+        selected = selected_features(documents, messages, self.options.min_df, self.options.max_features)
         if self.options.keywords:
-            keywords = self.options.keywords
-            selected &= np.fromiter((token in keywords for token in counts.tokens), dtype=bool,
-                                    count=len(counts.tokens))
+            selected &= np.isin(keys, np.frombuffer(token_keys(sorted(self.options.keywords)), dtype="<u8"))
         return selected
 
     # -- reading and writing -------------------------------------------------
@@ -581,54 +590,14 @@ class Model(Scorer):
         return model
 
     def _apply_journal(self, state) -> None:
-        """Fold the learning recorded in the journal (journal.py) into the counts,
-        giving the model a full retrain on the same messages would."""
-        if self._counts is None and not self.options.keywords:
-            self._fold_journal(state)
-            return
-        counts = self.counts
-        base_keys = counts.keys
-        keys, changes, days, at, found, new = _journal_changes(state, base_keys)
-        tokens = counts.tokens + [state.new_tokens[int(key)] for key in keys[new]]
-        occurrences = np.concatenate([counts.occurrences, changes[new][:, 0:2].T], axis=1)
-        documents = np.concatenate([counts.documents, changes[new][:, 2:4].T], axis=1)
-        last_seen = np.concatenate([counts.last_seen, days[new]])
-        occurrences[:, at[found]] += changes[found][:, 0:2].T
-        documents[:, at[found]] += changes[found][:, 2:4].T
-        last_seen[at[found]] = np.maximum(last_seen[at[found]], days[found])
-        messages = counts.messages + np.asarray(state.messages, dtype=np.int64)
-        if occurrences.min(initial=0) < 0 or documents.min(initial=0) < 0 or messages.min() < 0:
-            raise ValueError("the journal takes out more than the model holds")
-        merged = TokenCounts.from_arrays(tokens, occurrences, documents, messages, last_seen,
-                                         np.concatenate([base_keys, keys[new]]))
-        learned = dict(counts.learned)
-        for digest, label in state.learned.items():
-            if label < 0:
-                learned.pop(digest, None)
-            else:
-                learned[digest] = label
-        merged.learned = learned
-        present = (occurrences.sum(axis=0) + documents.sum(axis=0)) > 0
-        self._counts = merged if present.all() else merged.subset(present)
-        if state.recent:
-            raw, labels = zip(*state.recent)
-            self.recent_raw = np.concatenate([self.recent_raw, raw])[-RECENT_SCORES:]
-            self.recent_labels = np.concatenate([self.recent_labels,
-                                                 np.asarray(labels, dtype=np.uint8)])[-RECENT_SCORES:]
-        # Calibration stays the base's, as every reader of the file sees it
-        # (scorer.LiveTable); incremental.compact refits.
-        self.refresh(keep_calibration=True)
-
-    def _fold_journal(self, state) -> None:
-        """_apply_journal on the stored arrays, the tokens' text left as bytes:
-        what `learn` does every COMPACT_BYTES of journal (incremental.compact).
-        Decoding every token into a Python string and back cost a compaction
-        2.9 of its 3.9 s CPU on a 25 MB model (860,000 tokens; cProfile,
-        BENCHMARKS.md "Online through the command line"); here the changed
-        tokens are added in place and the new ones inserted at their key's
-        place, O(vocabulary) in numpy.  The sections are those the other path
-        writes, byte for byte (tests/model/test_journal_fold.py).  Not with a
-        keyword list, which selects tokens by their text."""
+        """Fold the learning recorded in the journal (journal.py) into the stored
+        arrays, giving the model a full retrain on the same messages would: at
+        load, and so in what `learn` does every COMPACT_BYTES of journal
+        (incremental.compact).  The tokens' text stays bytes: decoding every
+        token into a Python string and back cost a compaction 2.9 of its 3.9 s
+        CPU on a 25 MB model (860,000 tokens; cProfile, BENCHMARKS.md "Online
+        through the command line"); here the changed tokens are added in place
+        and the new ones inserted at their key's place, O(vocabulary) in numpy."""
         s = self._sections
         assert s is not None  # loaded
         base_keys = s["keys"].astype(np.uint64)
@@ -663,12 +632,8 @@ class Model(Scorer):
             token_bytes = token_bytes[np.repeat(present, lengths)]
             keys, lengths, last_seen = keys[present], lengths[present], last_seen[present]
             occurrences, documents = occurrences[:, present], documents[:, present]
-        learned = dict(zip(s["digests"].tolist(), s["digest_classes"].tolist())) if "digests" in s else {}
-        for digest, label in state.learned.items():
-            if label < 0:
-                learned.pop(digest, None)
-            else:
-                learned[digest] = label
+        learned = learned_after_journal(dict(zip(s["digests"].tolist(), s["digest_classes"].tolist()))
+                                        if "digests" in s else {}, state)
         digests = np.fromiter(learned.keys(), dtype=np.uint64, count=len(learned))
         classes = np.fromiter(learned.values(), dtype=np.uint8, count=len(learned))
         by_digest = np.argsort(digests)
@@ -678,7 +643,7 @@ class Model(Scorer):
             self.recent_labels = np.concatenate([self.recent_labels,
                                                  np.asarray(labels, dtype=np.uint8)])[-RECENT_SCORES:]
         self._messages = messages
-        self._selected = selected_features(documents, messages, self.options.min_df, self.options.max_features)
+        self._selected = self._selection(documents, messages, keys)
         # Calibration stays the base's, as every reader of the file sees it
         # (scorer.LiveTable); incremental.compact refits.
         self._set_sections(keys, occurrences, documents, messages, last_seen.astype(np.uint32), lengths,
@@ -794,7 +759,7 @@ class Model(Scorer):
         # block, and the held-out weights are recomputed like any other.
         # (min_df and max_features select on the whole model's counts.)
         if self._selected is None:  # a loaded model: its counts, as refresh would select
-            self._selected = self._selection(self.counts)
+            self._selected = self._selection(self.counts.documents, self.counts.messages, self.counts.keys)
         raw = blocked_raw_scores(self.counts, documents, labels, self.options, self._selected, copies=copies)
         return self.fit_calibration(raw, labels)
 
@@ -1002,12 +967,7 @@ def messages_on_record(path: str | os.PathLike) -> dict[int, int] | None:
         if "digests" in model_file.meta.get("sections", {}):
             learned = dict(zip(model_file.array("digests").tolist(), model_file.array("digest_classes").tolist()))
         state, _ = model_file.journal()
-        for digest, label in state.learned.items():
-            if label < 0:
-                learned.pop(digest, None)
-            else:
-                learned[digest] = label
-        return learned
+        return learned_after_journal(learned, state)
     except (ModelError, KeyError, TypeError, ValueError, IndexError):
         return None
 

@@ -46,7 +46,7 @@ class TrainOptions(Record):
     # 0.115 / 0.011 for Laplace's 1.
     alpha: float
     tokenizer: TokenizerOptions
-    # Strength s of Robinson's rare-token smoothing (0: off); see weights.shrink_rare.
+    # Strength s of Robinson's rare-token smoothing (0: off); see formula.shrink_rare.
     robinson: float
     # Length normalisation of the score: none, sqrt or mean (see scoring.ScoringRule).
     # Mean by default: 5-fold cross-validation inside the training part

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from ..errors import ModelError
+from .formula import SCALARS, knows_both_classes, prior_log_odds, token_weights
 from .modelfile import read_model
 from .options import TrainOptions, presence_scoring
 from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_terms, score_tokens, token_key
@@ -145,19 +146,14 @@ so mail full of unique tokens must not grow it past ~10 MB."""
 
 class LiveTable:
     """The weight table of a model with a journal: λ of each token computed
-    from its counts, the base's plus the journal's changes, as weights.py
-    defines it for the multinomial and mixed models:
-
-        λ_w = log(N_spam,w + α) − log(N_ham,w + α) + log(T_ham + αV) − log(T_spam + αV)
-
-    with T_c = Σ_w N_cw and V the vocabulary, both moved by the journal; 0
-    when |λ_w| is below min_strength, or when a class has no message yet.
+    from its counts, the base's plus the journal's changes, by the rule of
+    formula.py (a token's own occurrence counts, the totals T_c = Σ_w N_cw
+    and the vocabulary V, both moved by the journal: the multinomial and
+    mixed models, which journal_scoring allows), in plain floats; 0 for a
+    token off the keyword list.
     """
 
     def __init__(self, base: WeightTable, model_file, state, options: TrainOptions, meta: dict) -> None:
-        import math
-
-        self._log = math.log
         self._base = base
         model_file.check_section("occurrences")  # read for every token: checked whole (a few ms)
         entry = meta["sections"]["occurrences"]
@@ -169,8 +165,7 @@ class LiveTable:
         if len(self._occurrences) != 2 * self._size:
             raise ValueError("occurrence counts disagree with the keys")
         self._state = state
-        self._alpha = float(options.alpha)
-        self._floor = float(options.min_strength)
+        self._options = options
         self._keywords = options.keywords
         self._base_totals = [int(total) for total in meta["totals"]]
         self._base_messages = [int(count) for count in meta["messages"]]
@@ -182,14 +177,11 @@ class LiveTable:
     def refresh(self) -> None:
         """Recompute the per-model terms after the journal state changed (learn)."""
         state = self._state
-        totals = [self._base_totals[c] + state.totals[c] for c in (0, 1)]
-        messages = [self._base_messages[c] + state.messages[c] for c in (0, 1)]
-        vocabulary = self._base_vocabulary + state.vocabulary
-        self.scorable = min(messages) > 0
-        log, alpha = self._log, self._alpha
-        self._constant = (log(totals[0] + alpha * vocabulary) - log(totals[1] + alpha * vocabulary)
-                          if self.scorable else 0.0)
-        self.bias = log(messages[1]) - log(messages[0]) if self.scorable else 0.0
+        self._totals = [self._base_totals[c] + state.totals[c] for c in (0, 1)]
+        self._messages = [self._base_messages[c] + state.messages[c] for c in (0, 1)]
+        self._vocabulary = self._base_vocabulary + state.vocabulary
+        self.scorable = knows_both_classes(self._messages)
+        self.bias = prior_log_odds(self._messages, SCALARS.log) if self.scorable else 0.0
         self._known.clear()
 
     def __len__(self) -> int:
@@ -238,12 +230,14 @@ class LiveTable:
             weight = None
         elif not self.scorable:
             weight = 0.0
+        elif self._keywords and token not in self._keywords:
+            weight = 0.0
         else:
-            _, n_ham, n_spam = found
-            log, alpha = self._log, self._alpha
-            weight = log(n_spam + alpha) - log(n_ham + alpha) + self._constant
-            if abs(weight) < self._floor or (self._keywords and token not in self._keywords):
-                weight = 0.0
+            options = self._options
+            # No document counts: the rule reads them only for what journal_scoring excludes.
+            weight, _ = token_weights(found[1:], None, self._messages, self._totals, self._vocabulary,
+                                      options.event_model, options.alpha, options.robinson, options.min_strength,
+                                      SCALARS)
         if len(self._known) >= WeightTable.KNOWN_LIMIT:
             self._known.clear()
         self._known[token] = weight
