@@ -206,8 +206,22 @@ fn crc32(py: Python<'_>, data: &Bound<'_, PyAny>, value: u32) -> PyResult<u32> {
     Ok(hasher.finalize())
 }
 
+/// block_crcs(keys, weights, block_size) -> list[int]: the CRC-32 of each
+/// block of a model's keys and weights sections, as KeyTable checks them.
+#[pyfunction]
+fn block_crcs(py: Python<'_>, keys: &Bound<'_, PyAny>, weights: &Bound<'_, PyAny>, block_size: usize) -> PyResult<Vec<u32>> {
+    let keys = PyBuffer::<u8>::get(keys)?;
+    let weights = PyBuffer::<u8>::get(weights)?;
+    if !keys.is_c_contiguous() || !weights.is_c_contiguous() || block_size == 0 {
+        return Err(PyValueError::new_err("block_crcs needs contiguous bytes and a block size"));
+    }
+    let (keys, weights) = (bytes_of(&keys), bytes_of(&weights));
+    Ok(py.allow_threads(|| crate::model::table::block_crcs(keys, weights, block_size)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(crc32, m)?)?;
+    m.add_function(wrap_pyfunction!(block_crcs, m)?)?;
     m.add_class::<KeyTable>()?;
     m.add_function(wrap_pyfunction!(json_nested_deeper_than, m)?)?;
     m.add_function(wrap_pyfunction!(token_key, m)?)?;

@@ -17,6 +17,23 @@ pub enum TableError {
 }
 
 /// The four scoring sections of a model file.
+/// CRC-32 of entries start..end of a model's sections: their 8-byte keys,
+/// then their 4-byte weights.  The model writer stores one per block
+/// (`block_crcs`) and `Table` checks a block against it the first time a
+/// message needs it, so both sides run this one function.
+pub fn block_crc(keys: &[u8], weights: &[u8], start: usize, end: usize) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&keys[8 * start..8 * end]);
+    hasher.update(&weights[4 * start..4 * end]);
+    hasher.finalize()
+}
+
+/// `block_crc` of each block of `block` entries, for the `block_crcs` section.
+pub fn block_crcs(keys: &[u8], weights: &[u8], block: usize) -> Vec<u32> {
+    let count = (keys.len() / 8).min(weights.len() / 4);
+    (0..count).step_by(block.max(1)).map(|start| block_crc(keys, weights, start, (start + block.max(1)).min(count))).collect()
+}
+
 pub struct Table<'a> {
     keys: &'a [u8],
     weights: &'a [u8],
@@ -191,11 +208,8 @@ impl<'a> Table<'a> {
     fn check(&self, block: usize) -> Result<(), TableError> {
         let start = block * self.block;
         let end = ((block + 1) * self.block).min(self.len());
-        let mut hasher = crc32fast::Hasher::new();
-        hasher.update(&self.keys[8 * start..8 * end]);
-        hasher.update(&self.weights[4 * start..4 * end]);
         let stored = self.crcs.map(|crcs| u32_at(crcs, block));
-        if Some(hasher.finalize()) != stored {
+        if Some(block_crc(self.keys, self.weights, start, end)) != stored {
             return Err(TableError::Corrupt(block));
         }
         let following = if block + 1 < self.blocks() { Some(self.first(block + 1)) } else { None };
@@ -221,10 +235,7 @@ mod tests {
         for start in (0..keys.len()).step_by(block) {
             let end = (start + block).min(keys.len());
             first.extend(keys[start].to_le_bytes());
-            let mut hasher = crc32fast::Hasher::new();
-            hasher.update(&k[8 * start..8 * end]);
-            hasher.update(&w[4 * start..4 * end]);
-            crcs.extend(hasher.finalize().to_le_bytes());
+            crcs.extend(block_crc(&k, &w, start, end).to_le_bytes());
         }
         (k, w, first, crcs)
     }
