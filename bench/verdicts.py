@@ -65,7 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
 
 from spamnb.app.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
-from spamnb.model.counts import HAM, SPAM  # noqa: E402
+from spamnb.model.labels import HAM, SPAM  # noqa: E402
 from spamnb.model.options import TrainOptions  # noqa: E402
 from spamnb.text.tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens  # noqa: E402
 

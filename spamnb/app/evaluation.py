@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model.counts import HAM, SPAM, TokenCounts
+from ..model.counts import TokenCounts
+from ..model.labels import HAM, SPAM
 from ..errors import InputError, OptionError
 from .metrics import summarise
 from ..model.model import Model, raw_score_from_counts

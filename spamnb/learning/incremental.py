@@ -29,6 +29,8 @@ import os
 import time
 from bisect import bisect_left
 
+from ..model.labels import HAM, LABELS, SPAM
+
 TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on learn's fast path
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,8 +40,6 @@ COMPACT_BYTES = 512 << 10
 """Journal size past which `learn` folds it into the base: a reader adds up at most this
 (about 12 ms of a cold classify at the limit)."""
 
-HAM, SPAM = 0, 1
-LABELS = ("ham", "spam")
 RECENT_MINIMUM = 10
 """As model.RECENT_MINIMUM (tests/learning/test_incremental.py checks): scores of each class
 on record before a model learned from nothing is first calibrated."""

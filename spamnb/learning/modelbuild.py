@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .countruns import RunReader, SpilledRun, write_array
-from ..model.counts import HAM, SPAM
+from ..model.labels import HAM, SPAM
 from ..model.model import COMPRESSED, KeyColumns, Model, blocked_raw_scores_by_key, file_meta, unique_keys
 from ..model.modelfile import BLOCK_KEYS, check_writable, locked, write_model_streamed
 from ..model.options import TrainOptions

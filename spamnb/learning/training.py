@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.counts import HAM, LABELS, SPAM, TokenCounts
+from ..model.counts import TokenCounts
+from ..model.labels import HAM, LABELS, SPAM
 from .countruns import DEFAULT_BUDGET, CountStore, Run, sum_counts
 from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnReport, TrainReport, check_paths,  # noqa: F401
                        labelled_messages, tokenized_messages)

@@ -18,7 +18,8 @@ from itertools import chain
 import numpy as np
 
 from .. import __version__
-from .counts import HAM, SPAM, TokenCounts
+from .counts import TokenCounts
+from .labels import HAM, SPAM
 from ..errors import ModelError
 from .modelfile import BLOCK_KEYS, FORMAT_VERSION, MAX_TOKEN_BYTES, check_u4, read_model, write_model
 from .calibration import FIT_MINIMUM_HAM, fit_cutoffs, fit_platt, tune_cutoffs

@@ -14,7 +14,8 @@ from typing import IO
 
 import numpy as np
 
-from .counts import HAM, SPAM, TokenCounts
+from .counts import TokenCounts
+from .labels import HAM, SPAM
 from .. import jsoncodec
 from ..errors import InputError, ModelError
 from .model import Model

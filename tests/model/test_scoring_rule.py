@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLE, corpus
-from spamnb.model.counts import HAM, SPAM
+from spamnb.model.labels import HAM, SPAM
 from spamnb.learning.labelled import TrainReport, tokenized_messages
 from spamnb.model.model import KeyColumns, raw_score_from_counts, raw_scores_by_key
 from spamnb.model.options import TrainOptions

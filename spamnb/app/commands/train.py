@@ -64,7 +64,8 @@ def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     from ...progress import phases
     from ...model.scoring import Cutoffs
     from ...workers import executor_for
-    from ...learning.labelled import SPAM, labelled_sources
+    from ...learning.labelled import labelled_sources
+    from ...model.labels import SPAM
     from ...learning.training import train_file, expected_messages
     from ..render import skipped_summary
 
