@@ -140,7 +140,8 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     from the messages and nothing written."""
     from ..model.journal import JournalState, encode
     from ..model.modelfile import PREFIX, append_record, read_model
-    from ..model.scorer import LiveTable, Scorer, journal_scoring
+    from ..model.opening import open_scorer
+    from ..model.scorer import LiveTable, journal_scoring
     from ..model.scoring import counted
     from .labelled import LearnReport, check_paths, tokenized_messages
 
@@ -150,11 +151,11 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     base_identity = (model_file.identity, bytes(model_file.data[:PREFIX.size]))
     try:
         warm = _read_journal(model_file, base_identity)
-    except ValueError as error:  # as Scorer.open reports a journal that does not add up
+    except ValueError as error:  # as open_scorer reports a journal that does not add up
         from ..errors import ModelError
 
         raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
-    scorer = Scorer.open(path, model_file, base=warm.base)
+    scorer = open_scorer(path, model_file, base=warm.base)
     if not journal_scoring(scorer.options):
         return None
     state, torn = model_file.journal()
@@ -291,7 +292,7 @@ def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, op
     """learn_file's work, under the model's lock: (LearnReport, created)."""
     from ..errors import ModelError, OptionError
     from ..model.modelfile import check_writable
-    from ..model.scorer import Scorer
+    from ..model.opening import open_scorer
 
     created = not os.path.exists(path)
     if options is None and (created or options_given):
@@ -301,7 +302,7 @@ def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, op
 
         options = TrainOptions()
     if not created:
-        if options_given and options != Scorer.open(path).options:
+        if options_given and options != open_scorer(path).options:
             raise OptionError(f"{', '.join(options_given)}: training options apply only when learn creates "
                               f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
         report = learn_appending(path, spam, ham, forget=forget, relabel=relabel, force=force,

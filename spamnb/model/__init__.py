@@ -5,7 +5,8 @@ In:  token lists and labels (from spamnb.text, via spamnb.learning), or a
 Out: `TokenCounts` (counts), per-token log-odds weights (weights), Platt
      calibration and cutoffs (calibration), `TrainOptions` (options), the
      scoring rule and `Score` (scoring), a model opened for scoring only
-     (scorer: `Scorer`) or with its counts (model: `Model`), the model file
+     (scorer: `Scorer`) or with its counts (model: `Model`), either as
+     scoring needs (opening), the classes' numbers (labels), the model file
      and its journal (modelfile, journal), and export, import, prune and
      merge (upkeep).
 
