@@ -21,8 +21,8 @@ from . import modelbuild
 from .._core import TokenCounter
 from ..mail.digest import message_digest
 from ..errors import InputError, ModelError
-from ..model.model import (KeyBags, KeyColumns, Model, blocked_raw_scores_by_key, raw_scores_by_key, today,
-                           unique_keys)
+from ..model.keyscores import KeyBags, KeyColumns, blocked_raw_scores_by_key, raw_scores_by_key, unique_keys
+from ..model.model import Model, today
 from ..model.options import TrainOptions
 from ..model.scoring import Cutoffs
 from ..mail.sources import count_messages

@@ -10,8 +10,8 @@ This module is the one home of the scoring rule, in the standard library
 alone (the cold-start path imports it): ScoringRule.message_raw (chunks, the
 top k, n^γ), ScoringRule.log_odds and scoring.judge (raw score → log-odds →
 calibrated P(spam) → verdict, by Cutoffs.label).  The numpy paths of
-model.py hold the weights in arrays and call the same methods per message
-(tests/test_scoring_rule.py checks that they agree).
+heldout.py and keyscores.py hold the weights in arrays and call the same
+methods per message (tests/model/test_scoring_rule.py checks that they agree).
 """
 
 from __future__ import annotations
@@ -146,8 +146,8 @@ class ScoringRule(Record):
         (NO_EVIDENCE when none has), each chunk's the raw of
         `contributions(chunk)`, its nonzero x_w λ_w.  The one definition
         every path scores by, whatever holds the weights: the model file
-        (score_tokens), counts (model.raw_score_from_counts) or arrays of
-        token keys (model.raw_scores_by_key)."""
+        (score_tokens), counts (heldout.raw_score_from_counts) or arrays of
+        token keys (keyscores.raw_scores_by_key)."""
         raws = [self.raw(contributions(chunk))[0] for chunk in self.chunks(tokens)]
         return max((raw for raw in raws if raw == raw), default=NO_EVIDENCE)  # raw == raw: not NaN
 

@@ -18,7 +18,9 @@ from conftest import SAMPLE, run_spamnb
 from spamnb.learning import countruns, modelbuild, training
 from spamnb.model.counts import TokenCounts
 from spamnb.learning.labelled import TrainReport, tokenized_messages
-from spamnb.model.model import KeyColumns, Model, blocked_raw_scores, blocked_raw_scores_by_key
+from spamnb.model.heldout import blocked_raw_scores
+from spamnb.model.keyscores import KeyColumns, blocked_raw_scores_by_key
+from spamnb.model.model import Model
 from spamnb.model.modelfile import read_model
 from spamnb.model.options import TrainOptions
 from spamnb.model.scoring import token_key

@@ -207,12 +207,13 @@ def inspect(model_path, top_n, words, fmt):
     import json
 
     from .. import render
+    from ...model.inspection import summary as model_summary, weight_note
     from ...model.model import Model
     from ...text.tokens import normalise
 
     path = model_path_or_default(model_path)
     model = Model.load(path)
-    summary = dict(model.summary(), model=path)
+    summary = dict(model_summary(model), model=path)
     if words:
         # As the tokenizer reads text: 發票 and 发票 are one token when the
         # model folds variants.
@@ -224,7 +225,7 @@ def inspect(model_path, top_n, words, fmt):
         rows = []
         for token in tokens:
             row = model.lookup(token)
-            note = model.weight_note(token, row)
+            note = weight_note(model, token, row)
             row = row or {"token": token, "weight": None}
             if note:
                 row["note"] = note  # why it weighs nothing: the rule that zeroed it
