@@ -158,7 +158,7 @@ def learn(wanted: dict) -> int:
     # What learn_file imports when it reads and appends, imported here, before
     # the collector is on (_started).
     from ..learning import labelled  # noqa: F401
-    from ..model import journal, modelfile, opening, scorer  # noqa: F401
+    from ..model import journal, modelfile, modelread, modelstore, opening, scorer  # noqa: F401
 
     _started()
     try:

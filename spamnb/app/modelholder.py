@@ -106,7 +106,7 @@ class ModelHolder:
         rewrite it whole keeps the Model loaded."""
         from ..files import open_regular
         from ..model.journal import read_records
-        from ..model.modelfile import parse_model
+        from ..model.modelread import parse_model
         from ..model.opening import open_scorer
         from ..model.scorer import Scorer, journal_scoring
 

@@ -139,7 +139,9 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     rewritten whole instead (see the module docstring); then nothing was read
     from the messages and nothing written."""
     from ..model.journal import JournalState, encode
-    from ..model.modelfile import PREFIX, append_record, read_model
+    from ..model.modelfile import PREFIX
+    from ..model.modelread import read_model
+    from ..model.modelstore import append_record
     from ..model.opening import open_scorer
     from ..model.scorer import LiveTable, journal_scoring
     from ..model.scoring import counted
@@ -259,7 +261,7 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
     start (a cron job over a honeypot Maildir reads only what is new);
     `lock_wait`: seconds to wait for another writer (BusyError past them)."""
     from ..errors import OptionError
-    from ..model.modelfile import locked
+    from ..model.modelstore import locked
 
     started = time.time()
     newer_than = None
@@ -291,7 +293,7 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
 def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, options_given, newer_than):
     """learn_file's work, under the model's lock: (LearnReport, created)."""
     from ..errors import ModelError, OptionError
-    from ..model.modelfile import check_writable
+    from ..model.modelstore import check_writable
     from ..model.opening import open_scorer
 
     created = not os.path.exists(path)

@@ -36,7 +36,8 @@ from .countruns import RunReader, SpilledRun, write_array
 from ..model.labels import HAM, SPAM
 from ..model.keyscores import KeyColumns, blocked_raw_scores_by_key, unique_keys
 from ..model.model import COMPRESSED, Model, file_meta
-from ..model.modelfile import BLOCK_KEYS, check_writable, locked, write_model_streamed
+from ..model.modelfile import BLOCK_KEYS, write_model_streamed
+from ..model.modelstore import check_writable, locked
 from ..model.options import TrainOptions
 from ..progress import Phases
 from ..model.scoring import Cutoffs, block_crcs, token_keys

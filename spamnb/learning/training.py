@@ -427,7 +427,7 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
     leave the model there as it is (the CLI's refusal to drop what a user
     taught).  `phases` (progress.Phases) is told each phase as it starts.
     """
-    from ..model.modelfile import check_writable, locked
+    from ..model.modelstore import check_writable, locked
 
     options = options or TrainOptions()
     if options.max_features:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from ..errors import ModelError
-from .modelfile import read_model
+from .modelread import read_model
 
 
 def messages_on_record(path: str | os.PathLike) -> dict[int, int] | None:

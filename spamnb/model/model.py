@@ -8,7 +8,7 @@ This is the library API behind the command line:
     score.label, score.probability, score.log_odds
 
 A Model is a Scorer (scorer.py) that also holds the counts: it is built from
-them (weights.py turns them into λ), read whole from its file (modelfile.py)
+them (weights.py turns them into λ), read whole from its file (modelread.py)
 with its journal folded in, written back, and fitted calibration and
 cutoffs on held-out scores (heldout.py, calibration.py).  What `inspect`
 says of one is inspection.py's; which messages a file holds, learned.py's.
@@ -25,7 +25,8 @@ from .. import __version__
 from .counts import TokenCounts
 from .labels import HAM, SPAM
 from ..errors import ModelError
-from .modelfile import BLOCK_KEYS, FORMAT_VERSION, MAX_TOKEN_BYTES, check_u4, read_model, write_model
+from .modelfile import BLOCK_KEYS, FORMAT_VERSION, check_u4, write_model
+from .modelread import MAX_TOKEN_BYTES, read_model
 from .calibration import FIT_MINIMUM_HAM, fit_cutoffs, fit_platt, tune_cutoffs
 from .options import TrainOptions
 from .scorer import (SCORING_SECTIONS, Scorer, check_scoring_meta, check_tokenizer_version, cutoffs_from_meta,
@@ -227,7 +228,7 @@ class Model(Scorer):
             # Copied out of the mapping: a long-lived reader (serve) must not
             # see, or die of (SIGBUS), a file rewritten in place by `cp`.
             # token_bytes last: its stated size is checked against the
-            # token lengths before it is decompressed (modelfile.check_layout).
+            # token lengths before it is decompressed (modelread.check_layout).
             model._sections = {}
             for name in sorted(meta["sections"], key=lambda name: name == "token_bytes"):
                 if name == "token_bytes" and "token_lengths" in model._sections:

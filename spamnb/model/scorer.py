@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from ..errors import ModelError
-from .modelfile import read_model
+from .modelread import read_model
 from .options import TrainOptions, presence_scoring
 from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_terms, score_tokens, token_key
 from ..text.tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens

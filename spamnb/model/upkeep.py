@@ -188,7 +188,7 @@ def store_cutoffs(path: str, cutoffs: Cutoffs, tuned: dict, options=None) -> Non
     overwritten by an older copy.  With `options`, refuses a model that was
     retrained with other options meanwhile: the cutoffs would mean another thing.
     """
-    from .modelfile import locked
+    from .modelstore import locked
 
     with locked(path):
         model = Model.load(path)

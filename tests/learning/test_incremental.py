@@ -16,7 +16,7 @@ from spamnb.learning import incremental
 from spamnb.learning.incremental import learn_file
 from spamnb.errors import ModelError
 from spamnb.model.model import Model
-from spamnb.model.modelfile import read_model
+from spamnb.model.modelread import read_model
 from spamnb.model.scorer import LiveTable, Scorer
 from spamnb.learning.training import learn as learn_rewriting, train
 

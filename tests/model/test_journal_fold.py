@@ -11,7 +11,7 @@ from spamnb.learning import incremental
 from spamnb.learning.incremental import learn_file
 from spamnb.learning.training import train
 from spamnb.model.model import Model
-from spamnb.model.modelfile import read_model
+from spamnb.model.modelread import read_model
 
 SPAM = sorted((SAMPLE / "mail" / "spam").iterdir())
 HAM = sorted((SAMPLE / "mail" / "ham").iterdir())

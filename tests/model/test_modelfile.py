@@ -15,7 +15,8 @@ from spamnb.model.counts import TokenCounts
 from spamnb.errors import ModelError
 from spamnb.model.model import Model, TrainOptions
 from spamnb.model.journal import encode
-from spamnb.model.modelfile import MAGIC, PREFIX, read_model
+from spamnb.model.modelfile import MAGIC, PREFIX
+from spamnb.model.modelread import read_model
 from spamnb.model.opening import open_scorer
 from spamnb.model.scorer import NeedsWholeLoad, Scorer
 from spamnb.model.scoring import Cutoffs, WeightTable, block_crcs, token_key
@@ -144,7 +145,7 @@ def test_failed_write_leaves_the_old_model_and_no_temp_file(tmp_path, monkeypatc
     def exploding_fsync(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(modelfile.os, "fsync", exploding_fsync)
+    monkeypatch.setattr(os, "fsync", exploding_fsync)  # files.replace_atomically's
     with pytest.raises(ModelError, match="No space left on device.*previous model.*unchanged"):
         small_model("lottery").save(path)
     assert path.read_bytes() == before

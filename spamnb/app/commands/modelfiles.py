@@ -63,7 +63,7 @@ def merge(models, output, replace):
       spamnb merge shard-*.spamnb -o model.spamnb
     """
     from ...model.model import Model
-    from ...model.modelfile import locked
+    from ...model.modelstore import locked
     from ...progress import phases
     from ...model.upkeep import merge as merge_models
 
@@ -106,7 +106,7 @@ def import_command(source, model_path, replace):
     Example:
       spamnb import backup.tsv --model restored.spamnb
     """
-    from ...model.modelfile import locked
+    from ...model.modelstore import locked
     from ...model.upkeep import import_
 
     if source == "-":
@@ -155,7 +155,7 @@ def prune(min_count, older_than, model_path):
       spamnb prune --older-than 365
     """
     from ...model.model import Model
-    from ...model.modelfile import keep_backup, locked
+    from ...model.modelstore import keep_backup, locked
     from ...progress import phases
     from ...model.upkeep import prune as prune_tokens
 

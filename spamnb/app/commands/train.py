@@ -85,7 +85,7 @@ def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     if set(spam_paths) & set(ham_paths):
         raise OptionError("the same source is given as both spam and ham: "
                           + ", ".join(sorted(set(spam_paths) & set(ham_paths))))
-    from ...model.modelfile import check_writable
+    from ...model.modelstore import check_writable
 
     path = model_path_or_default(model_path, writes=True)
     check_writable(path)
