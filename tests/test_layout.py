@@ -2,10 +2,11 @@
 
 Each package imports only the layers below it, click and rich stay in the
 application layer, the scoring path loads no heavy library when its modules
-are imported, and no module imports one that imports it back.  Deferred
-imports (inside a function) count for the layer rules and the circles: a
-rule broken on a rarely taken path is still broken.  Reading the source costs milliseconds and
-catches what one run of the program would not reach.
+are imported, no module imports one that imports it back, and no function
+but a click command takes more than ten parameters.  Deferred imports
+(inside a function) count for the layer rules and the circles: a rule
+broken on a rarely taken path is still broken.  Reading the source costs
+milliseconds and catches what one run of the program would not reach.
 """
 
 import ast
@@ -230,6 +231,36 @@ def test_no_module_imports_one_that_imports_it_back():
     # (model/opening.py opens a model for scoring, falling back to the whole load).
     graph = {name: {target for target, _ in IMPORTS[name] if target in MODULES} for name in MODULES}
     assert circles(graph) == []
+
+
+MAX_PARAMETERS = 10
+
+
+def parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """How many parameters a caller can give (a method's self or cls not counted)."""
+    given = function.args
+    count = (len(given.posonlyargs) + len(given.args) + len(given.kwonlyargs)
+             + (given.vararg is not None) + (given.kwarg is not None))
+    everything = given.posonlyargs + given.args
+    return count - (bool(everything) and everything[0].arg in ("self", "cls"))
+
+
+def is_click_command(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    # Click hands a command every option as a parameter of its own; the
+    # command hands them on grouped.
+    return any(isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)
+               and decorator.func.attr in ("command", "group") for decorator in function.decorator_list)
+
+
+def test_no_function_but_a_click_command_takes_more_than_ten_parameters():
+    too_many = sorted(f"{name}.{node.name} ({parameters(node)})" for name, path in MODULES.items()
+                      for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                      if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and parameters(node) > MAX_PARAMETERS and not is_click_command(node))
+    commands = [node for path in MODULES.values() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.FunctionDef) and is_click_command(node)]
+    assert any(parameters(node) > MAX_PARAMETERS for node in commands)  # the exception is found, so it is needed
+    assert too_many == []
 
 
 def test_every_timing_test_is_in_a_file_the_serial_phase_runs():

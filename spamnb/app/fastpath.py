@@ -157,14 +157,14 @@ def learn(wanted: dict) -> int:
     from ..learning.incremental import learn_file
     # What learn_file imports when it reads and appends, imported here, before
     # the collector is on (_started).
-    from ..learning import labelled  # noqa: F401
+    from ..learning import labelled
     from ..model import journal, modelfile, modelread, modelstore, opening, scorer  # noqa: F401
 
     _started()
     try:
-        report, created = learn_file(wanted["model"], wanted["spam"], wanted["ham"], forget=wanted["forget"],
-                                     relabel=wanted["relabel"], force=wanted["force"],
-                                     on_error=wanted["on_error"])
+        report, created = learn_file(wanted["model"], wanted["spam"], wanted["ham"],
+                                     labelled.LearnFlags(forget=wanted["forget"], relabel=wanted["relabel"],
+                                                         force=wanted["force"], on_error=wanted["on_error"]))
     except ValueError as error:
         from ..errors import InputError
 

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from .labelled import LearnFlags
+
 COMPACT_BYTES = 512 << 10
 """Journal size past which `learn` folds it into the base: a reader adds up at most this
 (about 12 ms of a cold classify at the limit)."""
@@ -248,13 +250,14 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     return report
 
 
-def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, forget: bool = False,
-               relabel: bool = False, force: bool = False, on_error: bool = False, options=None,
-               options_given: Sequence[str] = (), stamp: str | None = None, lock_wait: float | None = None):
+def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), flags: LearnFlags | None = None, *,
+               options=None, options_given: Sequence[str] = (), stamp: str | None = None,
+               lock_wait: float | None = None):
     """`spamnb learn`: teach the model at `path`, creating it (with `options`,
     default options if None) when it does not exist.  Returns (LearnReport,
     created).  Holds the model's lock; appends where the model allows,
     rewrites it whole otherwise; a run that changes nothing writes nothing.
+    `flags` (labelled.LearnFlags, none set if None): forget, relabel, force, on error.
     `options_given`: the names of training options the user gave, refused
     (OptionError) when they differ from an existing model's.  `stamp`: read
     only files modified since this file's time, and set it to this run's
@@ -262,6 +265,7 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
     `lock_wait`: seconds to wait for another writer (BusyError past them)."""
     from ..errors import OptionError
     from ..model.modelstore import locked
+    from .labelled import LearnFlags
 
     started = time.time()
     newer_than = None
@@ -273,8 +277,8 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
         except OSError as error:
             raise OptionError(f"--since-stamp {stamp}: {error.strerror or error}") from None
     with locked(path, wait=lock_wait):
-        report, created = _learn_locked(path, spam, ham, forget, relabel, force, on_error, options,
-                                        options_given, newer_than)
+        report, created = _learn_locked(path, spam, ham, flags or LearnFlags(), options, options_given,
+                                        newer_than)
     if stamp is not None:
         try:
             # Its folder is made as `mkdir -p` would (private): a first run of a
@@ -290,7 +294,7 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
     return report, created
 
 
-def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, options_given, newer_than):
+def _learn_locked(path, spam, ham, flags, options, options_given, newer_than):
     """learn_file's work, under the model's lock: (LearnReport, created)."""
     from ..errors import ModelError, OptionError
     from ..model.modelstore import check_writable
@@ -307,8 +311,8 @@ def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, op
         if options_given and options != open_scorer(path).options:
             raise OptionError(f"{', '.join(options_given)}: training options apply only when learn creates "
                               f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
-        report = learn_appending(path, spam, ham, forget=forget, relabel=relabel, force=force,
-                                 on_error=on_error, newer_than=newer_than)
+        report = learn_appending(path, spam, ham, forget=flags.forget, relabel=flags.relabel, force=flags.force,
+                                 on_error=flags.on_error, newer_than=newer_than)
         if report is not None:
             return report, False
         from ..model.model import Model  # numpy: only where the model is rewritten whole
@@ -317,14 +321,14 @@ def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, op
     else:
         from ..model.model import Model
 
-        if forget:
+        if flags.forget:
             raise ModelError(f"no model at {path}: there is nothing to forget")
         check_writable(path)
         model = Model.empty(options)
     from .training import learn
 
-    report = learn(model, spam, ham, forget=forget, relabel=relabel, force=force, on_error=on_error,
-                   newer_than=newer_than)
+    report = learn(model, spam, ham, forget=flags.forget, relabel=flags.relabel, force=flags.force,
+                   on_error=flags.on_error, newer_than=newer_than)
     if report.changed or created:
         model.save(path)
     return report, created

@@ -54,6 +54,22 @@ class TrainReport(Record):
     seconds: float
 
 
+class LearnFlags(Record):
+    """How `learn` treats the messages it is given (LearnReport.decide):
+    forget: take them out instead of learning them; relabel: move one learned
+    with the other label to this one; force: learn (or forget) one even when
+    it was learned with this label (or never was); on_error: learn only those
+    the model gets wrong or is unsure of."""
+
+    __slots__ = ("forget", "relabel", "force", "on_error")
+    _defaults = {"forget": False, "relabel": False, "force": False, "on_error": False}
+    _frozen = True
+    forget: bool
+    relabel: bool
+    force: bool
+    on_error: bool
+
+
 class LearnReport(Record):
     """learned, forgotten: messages per class; relabelled: moved from the
     other label; duplicates: already learned with this label (skipped unless

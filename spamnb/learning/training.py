@@ -25,6 +25,8 @@ from ..model.keyscores import KeyBags, KeyColumns, blocked_raw_scores_by_key, ra
 from ..model.model import Model, today
 from ..model.options import TrainOptions
 from ..model.scoring import Cutoffs
+from ..progress import Phases
+from ..record import Record
 from ..mail.sources import count_messages
 from ..text.tokens import TokenizerOptions
 from ..workers import Batches
@@ -411,10 +413,25 @@ def release_freed_memory() -> None:
         pass  # not glibc: its allocator decides
 
 
+class TrainHooks(Record):
+    """What the caller of train_file is told, and asked, as it goes (each
+    None: nothing): `progress(path)` after each message read; `phases`
+    (progress.Phases) told each phase as it starts; `before_write(learned)`
+    called under the model's lock, before the write, with the digests of the
+    messages trained on, and may raise to leave the model there as it is
+    (the CLI's refusal to drop what a user taught)."""
+
+    __slots__ = ("progress", "phases", "before_write")
+    _defaults = {"progress": None, "phases": None, "before_write": None}
+    _frozen = True
+    progress: Callable[[str], None] | None
+    phases: Phases | None
+    before_write: Callable[[dict], None] | None
+
+
 def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,
-               cutoffs: Cutoffs | None = None, progress: Callable[[str], None] | None = None,
-               executor=None, workers: int = 1, budget: int = DEFAULT_BUDGET, phases=None,
-               before_write: Callable[[dict], None] | None = None) -> TrainReport:
+               cutoffs: Cutoffs | None = None, executor=None, workers: int = 1, budget: int = DEFAULT_BUDGET,
+               hooks: TrainHooks | None = None) -> TrainReport:
     """Train on the messages under `spam` and `ham` and write the model to
     `path`, in memory bounded by `budget` whatever the vocabulary: counts
     spill beside the model, and the model file is built from the merged
@@ -422,14 +439,14 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
     and Model.save would write, count for count and weight for weight.
     (--max-features ranks every token at once: that option trains in memory.)
 
-    The write holds the model's lock; `before_write(learned)` is called
-    under it with the digests of the messages trained on, and may raise to
-    leave the model there as it is (the CLI's refusal to drop what a user
-    taught).  `phases` (progress.Phases) is told each phase as it starts.
+    The write holds the model's lock; `hooks` (TrainHooks) follow the run
+    and may stop the write.
     """
     from ..model.modelstore import check_writable, locked
 
     options = options or TrainOptions()
+    hooks = hooks or TrainHooks()
+    progress, phases, before_write = hooks.progress, hooks.phases, hooks.before_write
     if options.max_features:
         model, report = train(spam, ham, options, cutoffs, progress, executor, workers, budget, phases=phases)
         if phases is not None:

@@ -9,6 +9,7 @@ import pytest
 from conftest import SAMPLE
 from spamnb.learning import incremental
 from spamnb.learning.incremental import learn_file
+from spamnb.learning.labelled import LearnFlags
 from spamnb.learning.training import train
 from spamnb.model.model import Model
 from spamnb.model.modelread import read_model
@@ -49,9 +50,9 @@ def journalled(tmp_path_factory):
     try:
         learn_file(path, spam=[str(p) for p in SPAM[10:20]])
         learn_file(path, ham=[str(p) for p in HAM[10:20]])
-        learn_file(path, ham=[str(SPAM[12])], relabel=True)
-        learn_file(path, spam=[str(p) for p in SPAM[14:17]], forget=True)  # their own tokens leave V
-        learn_file(path, ham=[str(HAM[3])], forget=True)  # from the base
+        learn_file(path, ham=[str(SPAM[12])], flags=LearnFlags(relabel=True))
+        learn_file(path, spam=[str(p) for p in SPAM[14:17]], flags=LearnFlags(forget=True))  # their own tokens leave V
+        learn_file(path, ham=[str(HAM[3])], flags=LearnFlags(forget=True))  # from the base
     finally:
         incremental.COMPACT_BYTES = saved
     assert read_model(path, verify=False).journal_bytes > 0
