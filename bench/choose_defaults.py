@@ -47,9 +47,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ablate  # noqa: E402
 import corpora  # noqa: E402
 
-from spamnb.model.counts import HAM, SPAM, TokenCounts  # noqa: E402
+from spamnb.model.counts import TokenCounts  # noqa: E402
+from spamnb.model.labels import HAM, SPAM  # noqa: E402
 from spamnb.app.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
-from spamnb.model.model import raw_score_from_counts  # noqa: E402
+from spamnb.model.heldout import raw_score_from_counts  # noqa: E402
 from spamnb.model.options import TrainOptions  # noqa: E402
 from spamnb.text.tokens import TokenizerOptions  # noqa: E402
 from spamnb.learning.training import fit_tokenized  # noqa: E402

@@ -28,9 +28,9 @@ def main() -> None:
     import spamnb
 
     if args.model:
-        from spamnb.model.scorer import Scorer
+        from spamnb.model.opening import open_scorer
 
-        model = Scorer.open(args.model)
+        model = open_scorer(args.model)
     else:
         from spamnb.learning.training import train
 

@@ -10,7 +10,7 @@ mixed line ends, very long lines, malformed RFC 2047 words, bad base64
 padding, QP soft breaks at the end, broken HTML), 2 to 6 mutations per mutant.
 
 Each mutant is scored in-process by the path `classify` and `filter` use
-(`Scorer.open(model).score_message(raw)` under `deadline.score_within`), on
+(`open_scorer(model).score_message(raw)` under `deadline.score_within`), on
 two worker processes.  A failure is any exception escaping score_message
 (what the CLI turns into exit 70), a deadline hit (a hang), or a probability
 that is not finite or outside [0, 1].  Then a sample of mutants is written to
@@ -839,13 +839,13 @@ _DEADLINE = 10.0
 def init_worker(model_path: str, deadline: float, memory_limit: int | None = MEMORY_LIMIT) -> None:
     """Open the model and cap the address space."""
     global _SCORER, _DEADLINE
-    from spamnb.model.scorer import Scorer
+    from spamnb.model.opening import open_scorer
 
     if memory_limit:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
-    _SCORER = Scorer.open(model_path)
+    _SCORER = open_scorer(model_path)
     _DEADLINE = deadline
 
 
@@ -1251,10 +1251,10 @@ def replay(model: str, seed: int, mutant: str, deadline: float, write: str | Non
         print(f"written to {write}")
     init_worker(model, deadline, memory_limit=None)
     result = score_one(raw)
-    from spamnb.model.scorer import Scorer
+    from spamnb.model.opening import open_scorer
 
     try:
-        score = Scorer.open(model).score_message(raw)
+        score = open_scorer(model).score_message(raw)
         print(f"score {score.probability:.6f} label {score.label} log-odds {score.log_odds:.3f}")
     except Exception:
         traceback.print_exc()

@@ -526,7 +526,7 @@ def synthetic_corpus(bench: Bench, messages: int) -> tuple[Path, Path]:
 def vocabulary(bench: Bench, model: Path) -> int:
     try:  # the header says it; `inspect` would load every section of a model of gigabytes
         sys.path.insert(0, str(Path(bench.arguments.checkout)))
-        from spamnb.model.modelfile import read_model
+        from spamnb.model.modelread import read_model
 
         return int(read_model(model, verify=False).meta["vocabulary"])
     except (ImportError, KeyError, ValueError, OSError):

@@ -65,7 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
 
 from spamnb.app.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
-from spamnb.model.counts import HAM, SPAM  # noqa: E402
+from spamnb.model.labels import HAM, SPAM  # noqa: E402
 from spamnb.model.options import TrainOptions  # noqa: E402
 from spamnb.text.tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens  # noqa: E402
 
@@ -273,7 +273,7 @@ def calibration_sample(n: int) -> list[int]:
 def spamnb_learn(jobs: int) -> dict:
     """`learn` from nothing, a message at a time, through learn_file."""
     from spamnb.learning.incremental import learn_file
-    from spamnb.model.scorer import Scorer
+    from spamnb.model.opening import open_scorer
 
     stream = corpora.load_index("trec06p")[:LEARN_MESSAGES]
     labels, log_odds, verdicts, probabilities, checkpoints = [], [], [], [], []
@@ -282,7 +282,7 @@ def spamnb_learn(jobs: int) -> dict:
         for start in range(0, len(stream), LEARN_STEP):
             batch = stream[start:start + LEARN_STEP]
             if start:
-                scorer = Scorer.open(path)
+                scorer = open_scorer(path)
                 scores = [scorer.score_message(p.read_bytes()) for _, p in batch]
                 labels += [label for label, _ in batch]
                 log_odds += [s.log_odds for s in scores]

@@ -90,7 +90,8 @@ def test_every_public_name_resolves():
 
 def test_lower_layers_chained_by_hand_give_the_models_weights():
     """sources -> tokens (decoded in the core) -> counts -> weights, as the README lists them."""
-    from spamnb.model.counts import HAM, SPAM, TokenCounts
+    from spamnb.model.counts import TokenCounts
+    from spamnb.model.labels import HAM, SPAM
     from spamnb.app.metrics import roc_auc
     from spamnb.mail.sources import read_messages
     from spamnb.text.tokens import message_tokens

@@ -132,13 +132,15 @@ def learn_message(model_path: str, raw: bytes, label: str, flags=(), lock_wait: 
     import tempfile
 
     from ..learning.incremental import learn_file
+    from ..learning.labelled import LearnFlags
 
     with tempfile.TemporaryDirectory(prefix="spamnb-learn-") as directory:
         path = os.path.join(directory, "message.eml")
         with open(path, "wb") as file:
             file.write(raw)
-        return learn_file(model_path, **{label: [path]}, forget="forget" in flags,  # type: ignore[arg-type]  # spam or ham
-                          relabel="relabel" in flags, force="force" in flags, on_error="on-error" in flags,
+        return learn_file(model_path, **{label: [path]},  # type: ignore[arg-type]  # spam or ham
+                          flags=LearnFlags(forget="forget" in flags, relabel="relabel" in flags,
+                                           force="force" in flags, on_error="on-error" in flags),
                           lock_wait=lock_wait)
 
 

@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model.counts import HAM, SPAM, TokenCounts
+from ..model.counts import TokenCounts
+from ..model.labels import HAM, SPAM
 from ..errors import InputError, OptionError
 from .metrics import summarise
-from ..model.model import Model, raw_score_from_counts
+from ..model.heldout import raw_score_from_counts
+from ..model.model import Model
 from ..model.options import TrainOptions
 from ..progress import Phases
 from ..learning.training import TrainReport, fit_tokenized, tokenized_messages

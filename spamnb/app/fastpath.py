@@ -157,14 +157,14 @@ def learn(wanted: dict) -> int:
     from ..learning.incremental import learn_file
     # What learn_file imports when it reads and appends, imported here, before
     # the collector is on (_started).
-    from ..learning import labelled  # noqa: F401
-    from ..model import journal, modelfile, scorer  # noqa: F401
+    from ..learning import labelled
+    from ..model import journal, modelfile, modelread, modelstore, opening, scorer  # noqa: F401
 
     _started()
     try:
-        report, created = learn_file(wanted["model"], wanted["spam"], wanted["ham"], forget=wanted["forget"],
-                                     relabel=wanted["relabel"], force=wanted["force"],
-                                     on_error=wanted["on_error"])
+        report, created = learn_file(wanted["model"], wanted["spam"], wanted["ham"],
+                                     labelled.LearnFlags(forget=wanted["forget"], relabel=wanted["relabel"],
+                                                         force=wanted["force"], on_error=wanted["on_error"]))
     except ValueError as error:
         from ..errors import InputError
 
@@ -192,10 +192,10 @@ def classify(wanted: dict) -> int:
         scorer, jobs = RemoteScorer(wanted["server"]), 1
     else:
         from .paths import default_model_path
-        from ..model.scorer import Scorer
+        from ..model.opening import open_scorer
         from ..workers import default_jobs
 
-        scorer = Scorer.open(wanted["model"] or str(default_model_path()))  # type: ignore[assignment]  # either scorer serves classify_paths
+        scorer = open_scorer(wanted["model"] or str(default_model_path()))  # type: ignore[assignment]  # either scorer serves classify_paths
         jobs = wanted["jobs"] or default_jobs()
     _started()
     timeout = DEFAULT_TIMEOUT if wanted["timeout"] is None else wanted["timeout"]

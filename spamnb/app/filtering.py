@@ -173,13 +173,13 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
         say_on_stderr(f"cannot read standard input ({error.strerror or error})")
         return _pass_through(delivery)
     try:
-        from ..model.scorer import Scorer
+        from ..model.opening import open_scorer
         from .verdict import core_failed, judge
 
         problem = field_name_problem(header_name)
         if problem:
             raise ValueError(f"--header: {problem}")
-        scorer = Scorer.open(model_path)
+        scorer = open_scorer(model_path)
         try:
             cutoffs = Cutoffs(spam=scorer.cutoffs.spam if spam_cutoff is None else spam_cutoff,
                               ham=scorer.cutoffs.ham if ham_cutoff is None else ham_cutoff)

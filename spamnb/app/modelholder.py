@@ -106,7 +106,8 @@ class ModelHolder:
         rewrite it whole keeps the Model loaded."""
         from ..files import open_regular
         from ..model.journal import read_records
-        from ..model.modelfile import parse_model
+        from ..model.modelread import parse_model
+        from ..model.opening import open_scorer
         from ..model.scorer import Scorer, journal_scoring
 
         if not journal_scoring(self.model.options):
@@ -119,7 +120,7 @@ class ModelHolder:
                 data = handle.read(info.st_size + self.MAX_CATCH_UP)
             model_file = parse_model(self.path, data)
             model_file.verify()
-            scorer = Scorer.open(self.path, model_file)
+            scorer = open_scorer(self.path, model_file)
             if type(scorer) is not Scorer:
                 return  # a journal only a whole load folds in
             body_end = len(data) - model_file.journal_bytes

@@ -26,7 +26,7 @@ def make_data_home_folder(path: str) -> None:
     when `path` is that model and the folder is missing, as the XDG base
     directory rules have it: the one folder spamnb makes.  A missing folder in
     a path someone gave (--model, SPAMNB_MODEL, a setting) is refused instead,
-    where the model is written (modelfile.check_writable)."""
+    where the model is written (modelstore.check_writable)."""
     if path != _data_home_model_path():
         return
     from ..errors import file_error

@@ -344,7 +344,7 @@ class CountStore:
     def _new_spill(self, kind: bool, level: int) -> SpilledRun:
         if self._spill_dir is None:
             # Ends in .tmp: a run killed outright leaves it, and the next write of the
-            # model sweeps it once stale (modelfile._sweep_stale_temporaries).
+            # model sweeps it once stale (modelstore._sweep_stale_temporaries).
             self._spill_dir = tempfile.mkdtemp(prefix=self.prefix, suffix=".tmp", dir=self.directory)
         self.spills += 1
         name = f"run-{self.spills:05d}-{'counts' if kind else 'text'}"

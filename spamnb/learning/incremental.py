@@ -29,6 +29,7 @@ import os
 import time
 from bisect import bisect_left
 
+from ..model.labels import HAM, SPAM
 from .learnrule import Learner, learn_messages
 
 TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on learn's fast path
@@ -36,11 +37,12 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from .labelled import LearnFlags
+
 COMPACT_BYTES = 512 << 10
 """Journal size past which `learn` folds it into the base: a reader adds up at most this
 (about 12 ms of a cold classify at the limit)."""
 
-HAM, SPAM = 0, 1
 RECENT_MINIMUM = 10
 """As model.RECENT_MINIMUM (tests/learning/test_incremental.py checks): scores of each class
 on record before a model learned from nothing is first calibrated."""
@@ -200,8 +202,11 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     rewritten whole instead (see the module docstring); then nothing was read
     from the messages and nothing written."""
     from ..model.journal import JournalState, encode
-    from ..model.modelfile import PREFIX, append_record, read_model
-    from ..model.scorer import LiveTable, Scorer, journal_scoring
+    from ..model.modelfile import PREFIX
+    from ..model.modelread import read_model
+    from ..model.modelstore import append_record
+    from ..model.opening import open_scorer
+    from ..model.scorer import LiveTable, journal_scoring
     from .labelled import LearnReport, check_paths, tokenized_messages
 
     model_file = read_model(path, verify=False)
@@ -210,11 +215,11 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     base_identity = (model_file.identity, bytes(model_file.data[:PREFIX.size]))
     try:
         warm = _read_journal(model_file, base_identity)
-    except ValueError as error:  # as Scorer.open reports a journal that does not add up
+    except ValueError as error:  # as open_scorer reports a journal that does not add up
         from ..errors import ModelError
 
         raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
-    scorer = Scorer.open(path, model_file, base=warm.base)
+    scorer = open_scorer(path, model_file, base=warm.base)
     if not journal_scoring(scorer.options):
         return None
     state, torn = model_file.journal()
@@ -249,20 +254,22 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     return report
 
 
-def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, forget: bool = False,
-               relabel: bool = False, force: bool = False, on_error: bool = False, options=None,
-               options_given: Sequence[str] = (), stamp: str | None = None, lock_wait: float | None = None):
+def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), flags: LearnFlags | None = None, *,
+               options=None, options_given: Sequence[str] = (), stamp: str | None = None,
+               lock_wait: float | None = None):
     """`spamnb learn`: teach the model at `path`, creating it (with `options`,
     default options if None) when it does not exist.  Returns (LearnReport,
     created).  Holds the model's lock; appends where the model allows,
     rewrites it whole otherwise; a run that changes nothing writes nothing.
+    `flags` (labelled.LearnFlags, none set if None): forget, relabel, force, on error.
     `options_given`: the names of training options the user gave, refused
     (OptionError) when they differ from an existing model's.  `stamp`: read
     only files modified since this file's time, and set it to this run's
     start (a cron job over a honeypot Maildir reads only what is new);
     `lock_wait`: seconds to wait for another writer (BusyError past them)."""
     from ..errors import OptionError
-    from ..model.modelfile import locked
+    from ..model.modelstore import locked
+    from .labelled import LearnFlags
 
     started = time.time()
     newer_than = None
@@ -274,8 +281,8 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
         except OSError as error:
             raise OptionError(f"--since-stamp {stamp}: {error.strerror or error}") from None
     with locked(path, wait=lock_wait):
-        report, created = _learn_locked(path, spam, ham, forget, relabel, force, on_error, options,
-                                        options_given, newer_than)
+        report, created = _learn_locked(path, spam, ham, flags or LearnFlags(), options, options_given,
+                                        newer_than)
     if stamp is not None:
         try:
             # Its folder is made as `mkdir -p` would (private): a first run of a
@@ -291,11 +298,11 @@ def learn_file(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), *, 
     return report, created
 
 
-def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, options_given, newer_than):
+def _learn_locked(path, spam, ham, flags, options, options_given, newer_than):
     """learn_file's work, under the model's lock: (LearnReport, created)."""
     from ..errors import ModelError, OptionError
-    from ..model.modelfile import check_writable
-    from ..model.scorer import Scorer
+    from ..model.modelstore import check_writable
+    from ..model.opening import open_scorer
 
     created = not os.path.exists(path)
     if options is None and (created or options_given):
@@ -305,11 +312,11 @@ def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, op
 
         options = TrainOptions()
     if not created:
-        if options_given and options != Scorer.open(path).options:
+        if options_given and options != open_scorer(path).options:
             raise OptionError(f"{', '.join(options_given)}: training options apply only when learn creates "
                               f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
-        report = learn_appending(path, spam, ham, forget=forget, relabel=relabel, force=force,
-                                 on_error=on_error, newer_than=newer_than)
+        report = learn_appending(path, spam, ham, forget=flags.forget, relabel=flags.relabel, force=flags.force,
+                                 on_error=flags.on_error, newer_than=newer_than)
         if report is not None:
             return report, False
         from ..model.model import Model  # numpy: only where the model is rewritten whole
@@ -318,14 +325,14 @@ def _learn_locked(path, spam, ham, forget, relabel, force, on_error, options, op
     else:
         from ..model.model import Model
 
-        if forget:
+        if flags.forget:
             raise ModelError(f"no model at {path}: there is nothing to forget")
         check_writable(path)
         model = Model.empty(options)
     from .training import learn
 
-    report = learn(model, spam, ham, forget=forget, relabel=relabel, force=force, on_error=on_error,
-                   newer_than=newer_than)
+    report = learn(model, spam, ham, forget=flags.forget, relabel=flags.relabel, force=flags.force,
+                   on_error=flags.on_error, newer_than=newer_than)
     if report.changed or created:
         model.save(path)
     return report, created

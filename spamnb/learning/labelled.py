@@ -16,6 +16,7 @@ from collections import deque
 
 from ..mail.digest import message_digest
 from ..errors import InputError
+from ..model.labels import HAM, LABELS, SPAM
 from ..model.options import TrainOptions
 from ..record import Record
 from ..mail.sources import RawMessage, Skipped, display, looks_like_mail, read_messages
@@ -26,8 +27,6 @@ TYPE_CHECKING = False  # mypy reads this name as true; collections stays unimpor
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
-HAM, SPAM = 0, 1
-LABELS = ("ham", "spam")
 
 # A batch is the unit of work handed to a worker: big enough that sending it
 # and merging its results back cost little next to tokenizing it, small
@@ -53,6 +52,22 @@ class TrainReport(Record):
     duplicates: int
     vocabulary: int
     seconds: float
+
+
+class LearnFlags(Record):
+    """How `learn` treats the messages it is given (LearnReport.decide):
+    forget: take them out instead of learning them; relabel: move one learned
+    with the other label to this one; force: learn (or forget) one even when
+    it was learned with this label (or never was); on_error: learn only those
+    the model gets wrong or is unsure of."""
+
+    __slots__ = ("forget", "relabel", "force", "on_error")
+    _defaults = {"forget": False, "relabel": False, "force": False, "on_error": False}
+    _frozen = True
+    forget: bool
+    relabel: bool
+    force: bool
+    on_error: bool
 
 
 class LearnReport(Record):

@@ -17,7 +17,7 @@ chunk, not the vocabulary:
    writer puts the file together.
 
 Calibration scores the sample from its tokens' columns alone
-(model.blocked_raw_scores_by_key).  The Bernoulli bias's absent-token sum
+(keyscores.blocked_raw_scores_by_key).  The Bernoulli bias's absent-token sum
 is added a chunk at a time, so it may differ from a sum over the whole
 array in its last bits (floating point addition is not associative); every
 other number is the same.
@@ -33,12 +33,15 @@ from typing import Any
 import numpy as np
 
 from .countruns import RunReader, SpilledRun, write_array
-from ..model.counts import HAM, SPAM
-from ..model.model import COMPRESSED, KeyColumns, Model, blocked_raw_scores_by_key, file_meta, unique_keys
-from ..model.modelfile import BLOCK_KEYS, check_writable, locked, write_model_streamed
+from ..model.labels import HAM, SPAM
+from ..model.keyscores import KeyColumns, blocked_raw_scores_by_key, unique_keys
+from ..model.model import COMPRESSED, Model, file_meta
+from ..model.modelfile import BLOCK_KEYS, write_model_streamed
+from ..model.modelstore import check_writable, locked
 from ..model.options import TrainOptions
 from ..progress import Phases
-from ..model.scoring import Cutoffs, block_crcs, token_keys
+from .._core import block_crcs, token_keys
+from ..model.scoring import Cutoffs
 from ..model.formula import knows_both_classes
 from ..model.weights import model_bias, selected_features, token_weights
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.counts import HAM, SPAM, TokenCounts
+from ..model.counts import TokenCounts
 from ..model.formula import knows_both_classes
+from ..model.labels import HAM, SPAM
 from .countruns import DEFAULT_BUDGET, CountStore, Run, sum_counts
 from .learnrule import FORGOTTEN, Learner, learn_messages
 from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnReport, TrainReport, check_paths,  # noqa: F401
@@ -22,10 +23,12 @@ from . import modelbuild
 from .._core import TokenCounter
 from ..mail.digest import message_digest
 from ..errors import InputError, ModelError
-from ..model.model import (KeyBags, KeyColumns, Model, blocked_raw_scores_by_key, raw_scores_by_key, today,
-                           unique_keys)
+from ..model.keyscores import KeyBags, KeyColumns, blocked_raw_scores_by_key, raw_scores_by_key, unique_keys
+from ..model.model import Model, today
 from ..model.options import TrainOptions
 from ..model.scoring import Cutoffs
+from ..progress import Phases
+from ..record import Record
 from ..mail.sources import count_messages
 from ..text.tokens import TokenizerOptions
 from ..workers import Batches
@@ -412,10 +415,25 @@ def release_freed_memory() -> None:
         pass  # not glibc: its allocator decides
 
 
+class TrainHooks(Record):
+    """What the caller of train_file is told, and asked, as it goes (each
+    None: nothing): `progress(path)` after each message read; `phases`
+    (progress.Phases) told each phase as it starts; `before_write(learned)`
+    called under the model's lock, before the write, with the digests of the
+    messages trained on, and may raise to leave the model there as it is
+    (the CLI's refusal to drop what a user taught)."""
+
+    __slots__ = ("progress", "phases", "before_write")
+    _defaults = {"progress": None, "phases": None, "before_write": None}
+    _frozen = True
+    progress: Callable[[str], None] | None
+    phases: Phases | None
+    before_write: Callable[[dict], None] | None
+
+
 def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,
-               cutoffs: Cutoffs | None = None, progress: Callable[[str], None] | None = None,
-               executor=None, workers: int = 1, budget: int = DEFAULT_BUDGET, phases=None,
-               before_write: Callable[[dict], None] | None = None) -> TrainReport:
+               cutoffs: Cutoffs | None = None, executor=None, workers: int = 1, budget: int = DEFAULT_BUDGET,
+               hooks: TrainHooks | None = None) -> TrainReport:
     """Train on the messages under `spam` and `ham` and write the model to
     `path`, in memory bounded by `budget` whatever the vocabulary: counts
     spill beside the model, and the model file is built from the merged
@@ -423,14 +441,14 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
     and Model.save would write, count for count and weight for weight.
     (--max-features ranks every token at once: that option trains in memory.)
 
-    The write holds the model's lock; `before_write(learned)` is called
-    under it with the digests of the messages trained on, and may raise to
-    leave the model there as it is (the CLI's refusal to drop what a user
-    taught).  `phases` (progress.Phases) is told each phase as it starts.
+    The write holds the model's lock; `hooks` (TrainHooks) follow the run
+    and may stop the write.
     """
-    from ..model.modelfile import check_writable, locked
+    from ..model.modelstore import check_writable, locked
 
     options = options or TrainOptions()
+    hooks = hooks or TrainHooks()
+    progress, phases, before_write = hooks.progress, hooks.phases, hooks.before_write
     if options.max_features:
         model, report = train(spam, ham, options, cutoffs, progress, executor, workers, budget, phases=phases)
         if phases is not None:

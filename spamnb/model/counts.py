@@ -18,8 +18,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-HAM, SPAM = 0, 1
-LABELS = ("ham", "spam")
+from .labels import HAM, SPAM
 
 
 class TokenCounts:

@@ -6,29 +6,37 @@ This is the library API behind the command line:
     model = Model.load("spam.model")
     score = model.score_message(open("msg.eml", "rb").read())
     score.label, score.probability, score.log_odds
+
+A Model is a Scorer (scorer.py) that also holds the counts: it is built from
+them (weights.py turns them into λ), read whole from its file (modelread.py)
+with its journal folded in, written back, and fitted calibration and
+cutoffs on held-out scores (heldout.py, calibration.py).  What `inspect`
+says of one is inspection.py's; which messages a file holds, learned.py's.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections import Counter
-from itertools import chain
 
 import numpy as np
 
 from .. import __version__
-from .counts import HAM, SPAM, TokenCounts
+from .counts import TokenCounts
+from .labels import HAM, SPAM
 from ..errors import ModelError
-from .modelfile import BLOCK_KEYS, FORMAT_VERSION, MAX_TOKEN_BYTES, check_u4, read_model, write_model
+from .modelfile import BLOCK_KEYS, FORMAT_VERSION, check_u4, write_model
+from .modelread import MAX_TOKEN_BYTES, read_model
 from .calibration import FIT_MINIMUM_HAM, fit_cutoffs, fit_platt, tune_cutoffs
 from .options import TrainOptions
 from .scorer import (SCORING_SECTIONS, Scorer, check_scoring_meta, check_tokenizer_version, cutoffs_from_meta,
                      options_from_meta, options_to_meta)
-from .scoring import Cutoffs, ScoringRule, WeightTable, block_crcs, token_keys
-from .._core import distinct_keys as distinct_key_counts, key_positions as _key_positions
+from .heldout import blocked_raw_scores
+from .learned import learned_after_journal
+from .scoring import Cutoffs, WeightTable
+from .._core import block_crcs, token_keys
 from ..text.tokens import TOKENIZER_VERSION
-from .weights import presence_scoring, selected_features, token_weights, weights_of_arrays
+from .weights import selected_features, weights_of_arrays
 
 # Sections read only to learn, inspect or export: stored compressed.
 # Raw (mapped) besides the scoring sections: occurrences and digests, which
@@ -68,95 +76,9 @@ def _journal_changes(state, base_keys: np.ndarray):
     return keys, changes, days, at, found, new
 
 
-def learned_after_journal(learned: dict[int, int], state) -> dict[int, int]:
-    """The messages on record (digest → class) once the journal's are added to
-    `learned` and its forgotten ones (class -1) taken out of it."""
-    for digest, label in state.learned.items():
-        if label < 0:
-            learned.pop(digest, None)
-        else:
-            learned[digest] = label
-    return learned
-
-
 def today() -> int:
     """Days since 1970-01-01 UTC: the unit of `last_seen`."""
     return int(_dt.datetime.now(_dt.UTC).timestamp() // 86400)
-
-
-def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[str],
-                          options: TrainOptions) -> float:
-    """A message's raw score computed straight from counts, for just its tokens.
-
-    Chunking is applied as in scoring.  Used for online evaluation, where
-    rebuilding the whole weight table per message would cost O(vocabulary)
-    each time.
-    """
-    rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
-    presence = presence_scoring(options.event_model)
-
-    def contributions(chunk: list[str]) -> list[float]:
-        bag = Counter(token for token in chunk if token in counts.vocabulary)
-        ids = np.fromiter((counts.vocabulary[t] for t in bag), dtype=np.intp, count=len(bag))
-        times = np.fromiter(bag.values(), dtype=np.int64, count=len(bag))
-        weights, _ = token_weights(counts.occurrences[:, ids], counts.documents[:, ids], counts.messages, totals,
-                                   len(counts), options.event_model, options.alpha, options.robinson,
-                                   options.min_strength)
-        x = np.ones_like(times) if presence else times
-        return (weights * x)[weights != 0.0].tolist()  # zero weights are skipped, as in scoring
-
-    return rule.message_raw(tokens, contributions)
-
-
-def held_out_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: list[int],
-                        options: TrainOptions, selected: np.ndarray | None = None,
-                        copies: list[int] | None = None) -> np.ndarray:
-    """Raw scores of a block of training messages from the counts without
-    the whole block: what a model trained on the rest would have said of
-    them.  With the block the most recent mail, that is the score of mail
-    that came after the model, drift included, where leave-one-out keeps
-    each message's own campaign (its neighbours in time) in the model.
-    `copies`: how many times each message's occurrences were counted (2 for
-    a near error counted again, TrainOptions.retrain_margin); all of them are
-    taken out, else a twice-counted message would still be in the model that
-    scores it (its document and message counts are counted once).
-    """
-    occurrences = counts.occurrences.copy()
-    document_counts = counts.documents.copy()
-    messages = counts.messages.copy()
-    bags = [Counter(tokens) for tokens in documents]
-    try:
-        ids = np.array(list(map(counts.vocabulary.__getitem__, chain.from_iterable(bags))), dtype=np.intp)
-    except KeyError:
-        raise ValueError("held-out scores need messages the model was trained on") from None
-    times = np.array(list(chain.from_iterable(bag.values() for bag in bags)), dtype=np.int64)
-    sizes = np.fromiter(map(len, bags), dtype=np.intp, count=len(bags))
-    label = np.repeat(np.asarray(labels, dtype=np.intp), sizes)
-    copied = np.ones(len(bags), dtype=np.int64) if copies is None else np.asarray(copies, dtype=np.int64)
-    np.add.at(occurrences, (label, ids), -times * np.repeat(copied, sizes))
-    np.add.at(document_counts, (label, ids), -1)
-    messages -= np.bincount(np.asarray(labels, dtype=np.intp), minlength=2)
-    if messages.min() <= 0:
-        raise ValueError("held-out scores need messages of each class outside the block")
-    remaining = document_counts.sum(axis=0) > 0  # tokens only the block had leave V
-    weights, _ = token_weights(occurrences, document_counts, messages, occurrences.sum(axis=1),
-                               int(remaining.sum()), options.event_model, options.alpha, options.robinson,
-                               options.min_strength)
-    weights[~remaining] = 0.0
-    if selected is not None:
-        weights[~selected] = 0.0
-    presence = presence_scoring(options.event_model)
-    rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
-    vocabulary = counts.vocabulary
-
-    def contributions(chunk: list[str]) -> list[float]:
-        bag = Counter(chunk)
-        token_ids = np.fromiter(map(vocabulary.__getitem__, bag), dtype=np.intp, count=len(bag))
-        x = np.ones(len(bag)) if presence else np.fromiter(bag.values(), dtype=np.float64, count=len(bag))
-        terms = weights[token_ids] * x
-        return terms[terms != 0.0].tolist()
-
-    return np.array([rule.message_raw(tokens, contributions) for tokens in documents], dtype=np.float64)
 
 
 def file_meta(meta: dict, options: TrainOptions, messages, bias: float, cutoffs: Cutoffs, vocabulary: int,
@@ -176,265 +98,6 @@ def file_meta(meta: dict, options: TrainOptions, messages, bias: float, cutoffs:
         "totals": [int(total) for total in totals],
     })
     return meta
-
-
-class KeyColumns:
-    """The counts of some tokens, by key: keys (sorted), N (2, m), D (2, m),
-    and whether each is selected to weigh.  What held-out scoring of a
-    sample needs of a model, without the rest of its vocabulary."""
-
-    __slots__ = ("keys", "occurrences", "documents", "selected")
-
-    def __init__(self, keys: np.ndarray, occurrences: np.ndarray, documents: np.ndarray,
-                 selected: np.ndarray) -> None:
-        self.keys = keys
-        self.occurrences = occurrences
-        self.documents = documents
-        self.selected = np.asarray(selected, dtype=bool)
-
-
-def unique_keys(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys of an array, sorted: np.unique by sorting (its hash
-    table took 1.25 s for 3.3 million token keys a sort does in 0.10 s)."""
-    ordered = np.sort(np.asarray(keys, dtype=np.uint64))
-    if len(ordered) == 0:
-        return ordered
-    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
-
-
-def key_positions(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """np.searchsorted(sorted_keys, keys) for token keys, in the core through
-    an index of their leading bits (keys are evenly spread digests): 2
-    million keys among 1 million in 0.2-0.3 s where numpy took 1.6-1.8 s."""
-    out = np.empty(len(keys), dtype=np.uint64)
-    _key_positions(np.ascontiguousarray(sorted_keys, dtype=np.uint64), np.ascontiguousarray(keys, dtype=np.uint64),
-                   out)
-    return out.astype(np.intp)
-
-
-class KeyBags:
-    """Messages given as token keys, as Counter(keys) of each would hold
-    them, in flat arrays: each message's distinct keys in the order they
-    first occur (`keys`), how often each occurs (`counts`), and how many
-    distinct keys each message has (`sizes`).  10,000 sampled messages held
-    as Counters took 250 MB; counting them a message at a time in numpy
-    (np.unique and an argsort each) took most of calibration's time."""
-
-    __slots__ = ("keys", "counts", "sizes", "starts")
-
-    def __init__(self, keys: np.ndarray, counts: np.ndarray, sizes: np.ndarray) -> None:
-        self.keys, self.counts, self.sizes = keys, counts, sizes
-        self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64) if len(sizes) else \
-            np.zeros(0, dtype=np.int64)
-
-    @classmethod
-    def of(cls, documents: list[np.ndarray]) -> "KeyBags":
-        """The bags of messages given as arrays of token keys (in the core)."""
-        lengths = np.fromiter(map(len, documents), dtype=np.uint64, count=len(documents))
-        flat = np.concatenate(documents).astype(np.uint64, copy=False) if documents else np.zeros(0, np.uint64)
-        flat = np.ascontiguousarray(flat)
-        keys = np.empty(len(flat), dtype=np.uint64)
-        counts = np.empty(len(flat), dtype=np.uint32)
-        sizes = np.empty(len(documents), dtype=np.uint64)
-        written = distinct_key_counts(flat, lengths, keys, counts, sizes)
-        del flat
-        # Copied to size: the arrays made for every key of the messages are freed.
-        return cls(keys[:written].copy(), counts[:written].copy(), sizes.astype(np.int64))
-
-    def __len__(self) -> int:
-        return len(self.sizes)
-
-    def entries(self, members: np.ndarray) -> np.ndarray:
-        """The flat positions of the members' entries, member after member."""
-        sizes = self.sizes[members]
-        ends = np.cumsum(sizes)
-        return np.repeat(self.starts[members] - (ends - sizes), sizes) + np.arange(int(ends[-1]) if len(ends) else 0)
-
-    def select(self, members: np.ndarray) -> "KeyBags":
-        """The bags of the messages `members` (indices), in that order."""
-        at = self.entries(members)
-        return KeyBags(self.keys[at], self.counts[at], self.sizes[members])
-
-
-def distinct_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A message's distinct token keys in the order they first occur, and
-    how often each occurs: Counter(keys) as two arrays (KeyBags of one)."""
-    bags = KeyBags.of([keys])
-    return bags.keys, bags.counts
-
-
-def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], labels: list[int],
-                               totals: np.ndarray, vocabulary: int, messages: np.ndarray,
-                               options: TrainOptions, copies: list[int] | None = None) -> np.ndarray:
-    """held_out_raw_scores, for messages given as token keys and a model
-    given as the columns of those keys plus its per-class totals Σ_w N_cw,
-    vocabulary size V and message counts.  Only the block's own tokens
-    change when it is taken out, so these are the same numbers: the
-    totals lose what the block held, and V loses the tokens only the block
-    had (tests/learning/test_scale.py checks it against held_out_raw_scores).
-    `copies`: how many times each message was counted (held_out_raw_scores)."""
-    bags = KeyBags.of(documents)
-    wanted = bags.keys
-    times = bags.counts.astype(np.int64)
-    at = key_positions(columns.keys, wanted)
-    if (at >= len(columns.keys)).any() or (columns.keys[np.minimum(at, len(columns.keys) - 1)] != wanted).any():
-        raise ValueError("held-out scores need messages the model was trained on")
-    # Only the block's own columns change or are scored: the rest are left out
-    # (a fifth of the sample's columns, not all of them, in memory at once).
-    # np.unique(at, return_inverse=True) by marking: no sort.
-    present = np.zeros(len(columns.keys), dtype=bool)
-    present[at] = True
-    mine = np.flatnonzero(present)
-    ids = (np.cumsum(present) - 1)[at]
-    columns = KeyColumns(columns.keys[mine], columns.occurrences[:, mine].astype(np.int64),
-                         columns.documents[:, mine].astype(np.int64), columns.selected[mine])
-    sizes = bags.sizes
-    label = np.repeat(np.asarray(labels, dtype=np.intp), sizes)
-    copied = np.ones(len(sizes), dtype=np.int64) if copies is None else np.asarray(copies, dtype=np.int64)
-    per_token = np.repeat(copied, sizes)
-    occurrences, document_counts = columns.occurrences, columns.documents  # copies already
-    np.add.at(occurrences, (label, ids), -times * per_token)  # every copy (occurrences only)
-    np.add.at(document_counts, (label, ids), -1)
-    messages = np.asarray(messages, dtype=np.int64) - np.bincount(np.asarray(labels, dtype=np.intp), minlength=2)
-    if messages.min() <= 0:
-        raise ValueError("held-out scores need messages of each class outside the block")
-    removed = np.zeros(2, dtype=np.int64)
-    np.add.at(removed, label, times * per_token)
-    remaining = document_counts.sum(axis=0) > 0  # tokens only the block had leave V
-    held_out = KeyColumns(columns.keys, occurrences, document_counts, columns.selected & remaining)
-    return _raw_scores(held_out, documents, bags, ids, np.asarray(totals, dtype=np.int64) - removed,
-                       int(vocabulary) - int((~remaining).sum()), messages, options)
-
-
-def raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], totals: np.ndarray, vocabulary: int,
-                      messages: np.ndarray, options: TrainOptions, bags: KeyBags | None = None) -> np.ndarray:
-    """Raw scores (before calibration) of messages given as token keys, by a
-    model given as the columns of those keys (every key of every message
-    among them) plus its per-class totals, V and message counts; a column
-    not selected weighs nothing.  What Model.raw_score gives for the same
-    messages as tokens.  `bags`: the documents' KeyBags, when known."""
-    bags = KeyBags.of(documents) if bags is None else bags
-    return _raw_scores(columns, documents, bags, key_positions(columns.keys, bags.keys), totals, vocabulary,
-                       messages, options)
-
-
-# Messages whose terms are computed at once: their terms become Python
-# floats (32 bytes each), so not the whole sample's (3.3 million terms on
-# spamassassin: 100 MB) at a time.
-SCORED_TOGETHER = 256
-
-
-def _raw_scores(columns: KeyColumns, documents: list[np.ndarray], bags: KeyBags, ids: np.ndarray,
-                totals: np.ndarray, vocabulary: int, messages: np.ndarray, options: TrainOptions) -> np.ndarray:
-    """raw_scores_by_key, given the documents' bags and each bag entry's column (`ids`).
-
-    Every message's terms x_w λ_w are computed at once; ScoringRule.message_raw
-    then sums each message's, in the order its tokens first occur (the order
-    of the sum, so the same floating-point result as a message at a time).
-    A message chunking cuts (options.chunk) has its chunks' terms computed
-    as it asks for them."""
-    weights, _ = token_weights(columns.occurrences, columns.documents, np.asarray(messages, dtype=np.int64),
-                               np.asarray(totals, dtype=np.int64), int(vocabulary), options.event_model,
-                               options.alpha, options.robinson, options.min_strength)
-    weights[~columns.selected] = 0.0
-    presence = presence_scoring(options.event_model)
-    rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
-    keys_sorted = columns.keys
-
-    def chunk_terms(chunk: np.ndarray) -> list[float]:
-        distinct, counted = distinct_keys(chunk)
-        x = np.ones(len(distinct)) if presence else counted.astype(np.float64)
-        terms = weights[np.searchsorted(keys_sorted, distinct)] * x
-        return terms[terms != 0.0].tolist()
-
-    scores = np.empty(len(documents), dtype=np.float64)
-    for group in range(0, len(documents), SCORED_TOGETHER):
-        members = slice(group, group + SCORED_TOGETHER)
-        last = min(group + SCORED_TOGETHER, len(documents)) - 1
-        entries = slice(int(bags.starts[group]), int(bags.starts[last] + bags.sizes[last]))
-        x = np.ones(entries.stop - entries.start) if presence else bags.counts[entries].astype(np.float64)
-        terms = weights[ids[entries]] * x
-        nonzero = terms != 0.0
-        flat = terms[nonzero].tolist()
-        kept_before = np.concatenate([[0], np.cumsum(nonzero)])  # nonzero terms before each entry
-        starts = bags.starts[members] - entries.start
-        firsts, lasts = kept_before[starts].tolist(), kept_before[starts + bags.sizes[members]].tolist()
-        for index, (keys, first, last) in enumerate(zip(documents[members], firsts, lasts), group):
-            whole = flat[first:last]
-            scores[index] = rule.message_raw(keys, lambda chunk, keys=keys, whole=whole:
-                                             whole if chunk is keys else chunk_terms(chunk))
-    return scores
-
-
-def blocked_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], labels: list[int],
-                              totals: np.ndarray, vocabulary: int, messages: np.ndarray,
-                              options: TrainOptions, blocks: int = 5,
-                              copies: list[int] | None = None) -> np.ndarray:
-    """blocked_raw_scores, for messages given as token keys (see held_out_raw_scores_by_key)."""
-    return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores_by_key(
-        columns, [documents[i] for i in members], [labels[i] for i in members], totals, vocabulary,
-        messages, options, None if copies is None else [copies[i] for i in members]))
-
-
-def time_blocks(labels: list[int], blocks: int = 5) -> np.ndarray:
-    """The block of each message: each class's messages, in the order given,
-    cut into `blocks` runs of (nearly) equal size."""
-    labels_array = np.asarray(labels)
-    block_of = np.zeros(len(labels), dtype=np.intp)
-    for label in (HAM, SPAM):
-        members = np.flatnonzero(labels_array == label)
-        block_of[members] = np.arange(len(members)) * blocks // max(len(members), 1)
-    return block_of
-
-
-# Forward chaining scores the time blocks from this one on: the first two only
-# teach.  Measured on trec06p (train on the first 5,000 / 10,000, judge every
-# later message at a spam cutoff of 0.99; the best cutoff losing <= 0.1 % of
-# that ham flags 94.9 / 99.4 % of the spam): calibrated on blocks 1-4, 0.058 /
-# 0.000 % of the ham lost, 94.6 / 96.2 % of the spam flagged; on blocks 2-4,
-# 0.019 / 0.000 % and 94.3 / 97.6 %: a model of a fifth of the mail is
-# weaker than the one calibration serves.  Blocks scored by all the other
-# mail, later blocks included (the rule before), lost 0.29 % at 5,000: they
-# never see what drift does.
-FIRST_SCORED_BLOCK = 2
-
-
-def each_block_held_out(labels: list[int], blocks: int, held_out) -> np.ndarray:
-    """Every message's score from a model of the mail that came before it
-    (forward chaining): for each time block (time_blocks) from
-    FIRST_SCORED_BLOCK on, `held_out(members)` is called with the indices of
-    that block's messages followed by those of every later block, all taken
-    out of the counts, and the scores of the block's own are kept.  Earlier
-    blocks only teach: their messages score NaN (scoring.NO_EVIDENCE), which
-    calibration leaves out as it leaves out a message with no evidence.
-    The blocks are of the messages given: `train` gives its calibration
-    sample, every message up to training.CALIBRATION_SAMPLE (10,000) and a
-    uniform sample of a larger training set, whose messages outside the
-    sample stay in the counts, later ones included (a fifth of the later
-    mail at 12,500 messages, 29 % at 14,000): past 10,000 the chaining is
-    forward for the sample alone."""
-    block_of = time_blocks(labels, blocks)
-    out = np.full(len(labels), np.nan)
-    for block in range(min(FIRST_SCORED_BLOCK, blocks - 1), blocks):
-        members = np.flatnonzero(block_of == block)
-        if len(members):
-            out[members] = held_out(np.concatenate([members, np.flatnonzero(block_of > block)]))[:len(members)]
-    return out
-
-
-def blocked_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: list[int],
-                       options: TrainOptions, selected: np.ndarray | None = None,
-                       blocks: int = 5, copies: list[int] | None = None) -> np.ndarray:
-    """held_out_raw_scores for every message, a block at a time: each class's
-    messages, in the order given (the order they were read: delivery order
-    for a Maildir or an mbox), cut into `blocks` runs, and each run scored
-    by the counts without it and without every run after it
-    (each_block_held_out).  Every message gets the score a model of the
-    mail before it gave: what calibration and cutoffs are fitted on is how
-    a model meets the mail that comes after it, drift included."""
-    return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores(
-        counts, [documents[i] for i in members], [labels[i] for i in members], options, selected,
-        None if copies is None else [copies[i] for i in members]))
 
 
 class Model(Scorer):
@@ -565,7 +228,7 @@ class Model(Scorer):
             # Copied out of the mapping: a long-lived reader (serve) must not
             # see, or die of (SIGBUS), a file rewritten in place by `cp`.
             # token_bytes last: its stated size is checked against the
-            # token lengths before it is decompressed (modelfile.check_layout).
+            # token lengths before it is decompressed (modelread.check_layout).
             model._sections = {}
             for name in sorted(meta["sections"], key=lambda name: name == "token_bytes"):
                 if name == "token_bytes" and "token_lengths" in model._sections:
@@ -738,6 +401,8 @@ class Model(Scorer):
                                       block_size=int(self.meta["block_size"]))
         return self._table  # type: ignore[return-value]  # a LiveTable scores as a WeightTable does
 
+    # -- calibration and cutoffs ---------------------------------------------
+
     def calibrate(self, documents: list[list[str]], labels: list[int], copies: list[int] | None = None
                   ) -> dict | None:
         """Fit P(spam) = σ(a · raw + c) on held-out scores of training messages.
@@ -848,46 +513,12 @@ class Model(Scorer):
         self.meta["cutoffs_fitted"] = {"messages": int(scored.sum()), "ham": scored_ham,
                                        "spam_fitted": scored_ham >= FIT_MINIMUM_HAM, "source": source}
 
+    # -- tokens (inspection.py tells the rest of what `inspect` shows) ----------
+
     def lookup(self, token: str) -> dict | None:
         """Weight and counts of one token, or None if the model never saw it."""
         index = self.table.index(token)
         return None if index < 0 else self._row(index, token)
-
-    def weight_note(self, token: str, row: dict | None) -> str | None:
-        """Why a looked-up token weighs nothing, in words (None when it weighs):
-        never counted (a stop word), never seen, or the rule that set its λ
-        to 0 (keyword list, feature selection, minimum strength)."""
-        options = self.options
-        if row is None:
-            if token in options.tokenizer.stopwords:
-                return "a stop word: never counted"
-            return "never seen in training"
-        if row["weight"] != 0:
-            return None
-        if self.messages.min() <= 0:
-            return "the model has not seen both spam and ham yet: every weight is 0"
-        if options.keywords and token not in options.keywords:
-            return "not on the keyword list (--keywords): weighs 0"
-        in_messages = row["spam_messages"] + row["ham_messages"]
-        if options.min_df > 1 and in_messages < options.min_df:
-            return f"in {in_messages:,} messages, fewer than --min-df {options.min_df}: weighs 0"
-        assert self._sections is not None  # refreshed or loaded
-        s = self._sections
-        index = self.table.index(token)
-        strength, _ = token_weights(s["occurrences"][:, [index]].astype(np.float64),
-                                    s["documents"][:, [index]].astype(np.float64),
-                                    self.messages.astype(np.float64),
-                                    s["occurrences"].sum(axis=1, dtype=np.int64).astype(np.float64),
-                                    self.vocabulary_size, options.event_model, options.alpha,
-                                    options.robinson, 0.0)
-        weight = float(strength[0])
-        if options.min_strength > 0 and abs(weight) < options.min_strength:
-            return f"|λ| = {abs(weight):.3f} < --min-strength {options.min_strength:g}"
-        if options.max_features:
-            return f"not among the --max-features {options.max_features:,} most informative tokens: weighs 0"
-        if weight == 0:
-            return "as often in spam as in ham: λ = 0"
-        return None
 
     def _row(self, index: int, token: str) -> dict:
         assert self._sections is not None  # refreshed or loaded
@@ -897,52 +528,6 @@ class Model(Scorer):
                 "ham_count": int(s["occurrences"][HAM, index]),
                 "spam_messages": int(s["documents"][SPAM, index]),
                 "ham_messages": int(s["documents"][HAM, index])}
-
-    # -- inspection ------------------------------------------------------------
-
-    def summary(self) -> dict:
-        assert self._sections is not None  # refreshed or loaded
-        tokenizer = self.options.tokenizer
-        return {
-            "messages": {"spam": int(self.messages[SPAM]), "ham": int(self.messages[HAM])},
-            "vocabulary": self.vocabulary_size,
-            "event_model": self.options.event_model,
-            "alpha": self.options.alpha,
-            "robinson": self.options.robinson,
-            "normalize": self.options.normalize,
-            "top_k": self.options.top_k,
-            "min_strength": self.options.min_strength,
-            "retrain_margin": self.options.retrain_margin,
-            "bigrams": tokenizer.bigrams,
-            "calibration": self.meta.get("calibration"),
-            "bias": self.bias,
-            "cutoffs": {"spam": self.cutoffs.spam, "ham": self.cutoffs.ham, "set_by": self.cutoffs_set_by()},
-            "headers": list(tokenizer.headers),
-            "stopwords": len(tokenizer.stopwords),
-            "keywords": len(self.options.keywords),
-            "created": self.meta.get("created"),
-            "updated": self.meta.get("updated"),
-            "learned_digests": len(self._sections.get("digests", ())),
-            "file_bytes": getattr(self, "_file_size", None),
-        }
-
-    def cutoffs_set_by(self) -> str:
-        """Where the cutoffs came from, in a few words (inspect prints them
-        on the cutoffs' line, within 80 columns)."""
-        tuned, fitted = self.meta.get("cutoffs_tuned"), self.meta.get("cutoffs_fitted")
-        if tuned is not None and "by" in tuned:
-            how = f"tuned at {100 * tuned.get('max_fpr', 0.001):g} % ham lost"
-            if tuned.get("source") == "learned":
-                how += f"; {tuned.get('messages', 0):,} learned"
-            return how
-        if tuned is not None:
-            return "an older train's: retrain"
-        if fitted is not None:
-            kind = "learned" if fitted.get("source") == "learned" else "held-out"
-            if fitted.get("spam_fitted") is False:
-                return f"default: {fitted.get('ham', 0):,} {kind} ham, too few to fit"
-            return f"fitted on {fitted.get('messages', 0):,} {kind} messages"
-        return "set by hand" if self.meta.get("calibration") else "defaults"
 
     def top_tokens(self, n: int, spam: bool = True) -> list[dict]:
         """The n tokens with the largest (spam) or smallest (ham) weight."""
@@ -955,26 +540,3 @@ class Model(Scorer):
         chosen = chosen[np.argsort(keys[chosen], kind="stable")]
         tokens = self.counts.tokens
         return [self._row(index, tokens[index]) for index in chosen.tolist()]
-
-
-def messages_on_record(path: str | os.PathLike) -> dict[int, int] | None:
-    """The messages a model file holds, digest → class, journal included; None
-    when there is no model there, or none that can be read (nothing in it can
-    be kept then).  Reads only the digest sections, not the vocabulary."""
-    try:
-        model_file = read_model(path)
-        learned: dict[int, int] = {}
-        if "digests" in model_file.meta.get("sections", {}):
-            learned = dict(zip(model_file.array("digests").tolist(), model_file.array("digest_classes").tolist()))
-        state, _ = model_file.journal()
-        return learned_after_journal(learned, state)
-    except (ModelError, KeyError, TypeError, ValueError, IndexError):
-        return None
-
-
-def messages_lost(before: dict[int, int] | None, after: dict[int, int]) -> int:
-    """How many messages on record `before` are not in `after` with the same label:
-    what replacing the first model by the second would make it forget."""
-    if not before:
-        return 0
-    return sum(1 for digest, label in before.items() if after.get(digest) != label)

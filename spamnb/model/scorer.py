@@ -5,7 +5,7 @@ weights of the tokens a message holds: nothing else.  A Scorer maps the model
 file and reads just that, with the standard library alone (no numpy), so a
 fresh process scores a message in milliseconds whatever the model's size.
 `Model` (model.py) is a Scorer that also holds the counts, for training,
-learning and inspection.
+learning and inspection; opening.py opens a model as the one or the other.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 
 from ..errors import ModelError
 from .formula import SCALARS, knows_both_classes, prior_log_odds, token_weights
-from .modelfile import read_model
+from .modelread import read_model
 from .options import TrainOptions, presence_scoring
 from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_terms, score_tokens, token_key
 from ..text.tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens
@@ -244,6 +244,12 @@ class LiveTable:
         return weight
 
 
+class NeedsWholeLoad(ModelError):
+    """A model whose journal Scorer.open cannot apply: only the whole load
+    (Model.load) can fold it in.  A ModelError, so a caller that does not
+    fall back still fails with one line."""
+
+
 class Scorer:
     """Options, cutoffs, calibration and a weight table: all scoring needs."""
 
@@ -257,9 +263,11 @@ class Scorer:
 
     @classmethod
     def open(cls, path: str | os.PathLike, model_file=None, base: WeightTable | None = None) -> "Scorer":
-        """Map a model file for scoring; raises ModelError for anything amiss.
-        `base`: the WeightTable of this very file's base, from an earlier open
-        (incremental.learn_appending, learning again and again in one process)."""
+        """Map a model file for scoring; raises ModelError for anything amiss,
+        NeedsWholeLoad for a journal it cannot apply (opening.open_scorer then
+        loads the model whole).  `base`: the WeightTable of this very file's
+        base, from an earlier open (incremental.learn_appending, learning
+        again and again in one process)."""
         model_file = model_file or read_model(path, verify=False)
         meta = model_file.meta
         try:
@@ -276,9 +284,8 @@ class Scorer:
                 state, _torn = model_file.journal()
                 if state and not journal_scoring(scorer.options):
                     # Not written by this spamnb's learn; the whole load folds it in.
-                    from .model import Model
-
-                    return Model.load(path)
+                    raise NeedsWholeLoad(f"model {path} has a journal scoring cannot apply as it "
+                                         "stands; open it with opening.open_scorer or Model.load")
                 if state:
                     scorer._table = LiveTable(scorer._table, model_file, state, scorer.options, meta)
                     scorer.bias = scorer._table.bias

@@ -10,8 +10,8 @@ This module is the one home of the scoring rule, in the standard library
 alone (the cold-start path imports it): ScoringRule.message_raw (chunks, the
 top k, n^γ), ScoringRule.log_odds and scoring.judge (raw score → log-odds →
 calibrated P(spam) → verdict, by Cutoffs.label).  The numpy paths of
-model.py hold the weights in arrays and call the same methods per message
-(tests/test_scoring_rule.py checks that they agree).
+heldout.py and keyscores.py hold the weights in arrays and call the same
+methods per message (tests/model/test_scoring_rule.py checks that they agree).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import sys
 
-from .._core import KeyTable, crc32, token_key, token_keys  # noqa: F401  (keys and lookups live in the core: model/)
+from .._core import KeyTable, token_key, token_keys  # noqa: F401  (keys and lookups live in the core: model/)
 
 from ..record import Record
 
@@ -146,8 +146,8 @@ class ScoringRule(Record):
         (NO_EVIDENCE when none has), each chunk's the raw of
         `contributions(chunk)`, its nonzero x_w λ_w.  The one definition
         every path scores by, whatever holds the weights: the model file
-        (score_tokens), counts (model.raw_score_from_counts) or arrays of
-        token keys (model.raw_scores_by_key)."""
+        (score_tokens), counts (heldout.raw_score_from_counts) or arrays of
+        token keys (keyscores.raw_scores_by_key)."""
         raws = [self.raw(contributions(chunk))[0] for chunk in self.chunks(tokens)]
         return max((raw for raw in raws if raw == raw), default=NO_EVIDENCE)  # raw == raw: not NaN
 
@@ -289,18 +289,6 @@ class WeightTable:
             self._known.clear()
         self._known[token] = weight
         return weight
-
-
-def block_crc(keys, weights, start: int, end: int) -> int:
-    """CRC-32 of entries start..end: their 8-byte keys, then their 4-byte weights."""
-    return crc32(weights[4 * start:4 * end], crc32(keys[8 * start:8 * end]))
-
-
-def block_crcs(keys: bytes, weights: bytes, block_size: int) -> list[int]:
-    """block_crc of each block, as WeightTable checks them."""
-    count = len(keys) // 8
-    return [block_crc(keys, weights, start, min(start + block_size, count))
-            for start in range(0, count, block_size)]
 
 
 def _as_bytes(buffer) -> memoryview:

@@ -14,7 +14,8 @@ from typing import IO
 
 import numpy as np
 
-from .counts import HAM, SPAM, TokenCounts
+from .counts import TokenCounts
+from .labels import HAM, SPAM
 from .. import jsoncodec
 from ..errors import InputError, ModelError
 from .model import Model
@@ -187,7 +188,7 @@ def store_cutoffs(path: str, cutoffs: Cutoffs, tuned: dict, options=None) -> Non
     overwritten by an older copy.  With `options`, refuses a model that was
     retrained with other options meanwhile: the cutoffs would mean another thing.
     """
-    from .modelfile import locked
+    from .modelstore import locked
 
     with locked(path):
         model = Model.load(path)

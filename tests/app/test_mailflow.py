@@ -298,7 +298,7 @@ def test_learn_creates_a_model_from_nothing_and_takes_several_paths(tmp_path):
 
 
 def test_scores_from_a_model_with_one_class_empty_are_unsure():
-    from spamnb.model.counts import SPAM as SPAM_CLASS
+    from spamnb.model.labels import SPAM as SPAM_CLASS
     from spamnb.model.counts import TokenCounts
     from spamnb.model.options import TrainOptions
 

@@ -6,7 +6,7 @@ import shutil
 import time
 
 from conftest import SAMPLE, run_spamnb
-from spamnb.model.modelfile import locked
+from spamnb.model.modelstore import locked
 
 SPAM = sorted((SAMPLE / "mail" / "spam").iterdir())
 

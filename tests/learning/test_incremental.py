@@ -14,9 +14,10 @@ import pytest
 from conftest import SAMPLE, run_spamnb
 from spamnb.learning import incremental
 from spamnb.learning.incremental import learn_file
+from spamnb.learning.labelled import LearnFlags
 from spamnb.errors import ModelError
 from spamnb.model.model import Model
-from spamnb.model.modelfile import read_model
+from spamnb.model.modelread import read_model
 from spamnb.model.scorer import LiveTable, Scorer
 from spamnb.learning.training import learn as learn_rewriting, train
 
@@ -67,7 +68,7 @@ def apply_steps(path, learner):
 
 
 def by_journal(path, kwargs, options):
-    report, created = learn_file(path, **kwargs, **options)
+    report, created = learn_file(path, **kwargs, flags=LearnFlags(**options))
     assert not created
 
 
@@ -193,7 +194,7 @@ def test_other_event_models_are_rewritten_whole(tmp_path):
     path = str(tmp_path / "bernoulli.spamnb")
     model.save(path)
     inode = os.stat(path).st_ino
-    report, _ = learn_file(path, ham=[str(SPAM[0])], relabel=True)
+    report, _ = learn_file(path, ham=[str(SPAM[0])], flags=LearnFlags(relabel=True))
     assert report.relabelled == 1
     assert read_model(path).journal_bytes == 0 and os.stat(path).st_ino != inode
 
@@ -228,7 +229,7 @@ def test_forgetting_more_messages_than_were_learned_is_refused(half_model, tmp_p
         stranger.write_bytes(f"Subject: qqzx{index}\n\nqqzxv{index} wwqxz{index}\n".encode())
         strangers.append(str(stranger))
     with pytest.raises(ValueError, match="never learned"):
-        learn_file(path, ham=strangers, forget=True, force=True)
+        learn_file(path, ham=strangers, flags=LearnFlags(forget=True, force=True))
     assert counts_of(path) == counts_of(half_model)  # nothing written
 
 
@@ -310,7 +311,7 @@ def test_a_process_that_learns_again_and_again_writes_what_fresh_processes_write
         if number == 2:  # another writer appends between two of this process's learns
             for path in (warm, cold):
                 assert run_spamnb("learn", "--model", path, "--ham", HAM[30]).returncode == 0
-    learn_file(warm, spam=[str(SPAM[25])], relabel=True)
+    learn_file(warm, spam=[str(SPAM[25])], flags=LearnFlags(relabel=True))
     assert run_spamnb("learn", "--model", cold, "--spam", SPAM[25], "--relabel").returncode == 0
     journal = [bytes(read_model(path).journal_view()) for path in (warm, cold)]
     assert len(journal[0]) > 0 and journal[0] == journal[1]

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import SAMPLE, run_spamnb
 from spamnb.learning import training
-from spamnb.model.modelfile import read_model
+from spamnb.model.modelread import read_model
 from spamnb.workers import local_pool
 
 

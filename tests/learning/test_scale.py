@@ -18,8 +18,10 @@ from conftest import SAMPLE, run_spamnb
 from spamnb.learning import countruns, modelbuild, training
 from spamnb.model.counts import TokenCounts
 from spamnb.learning.labelled import TrainReport, tokenized_messages
-from spamnb.model.model import KeyColumns, Model, blocked_raw_scores, blocked_raw_scores_by_key
-from spamnb.model.modelfile import read_model
+from spamnb.model.heldout import blocked_raw_scores
+from spamnb.model.keyscores import KeyColumns, blocked_raw_scores_by_key
+from spamnb.model.model import Model
+from spamnb.model.modelread import read_model
 from spamnb.model.options import TrainOptions
 from spamnb.model.scoring import token_key
 
@@ -126,7 +128,7 @@ def test_file_built_from_spilled_runs_equals_the_saved_in_memory_model(tmp_path,
     loaded = Model.load(tmp_path / "spilled.spamnb")  # every check a full load makes
     message = (SAMPLE / "mail" / "spam").iterdir().__next__().read_bytes()
     assert loaded.score_message(message) == model.score_message(message)
-    # Scratch removed; the writers' hidden lock stays (modelfile.locked says why).
+    # Scratch removed; the writers' hidden lock stays (modelstore.locked says why).
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [".spilled.spamnb.lock"]
 
 
@@ -170,7 +172,7 @@ def test_command_line_budget_changes_memory_not_the_model(tmp_path):
 def test_folders_a_killed_training_left_are_swept_once_a_day_old(tmp_path):
     import os
 
-    from spamnb.model.modelfile import _sweep_stale_temporaries
+    from spamnb.model.modelstore import _sweep_stale_temporaries
 
     old, fresh = tmp_path / ".m.spamnb.spill-old.tmp", tmp_path / ".m.spamnb.build-new.tmp"
     for folder in (old, fresh):

@@ -8,7 +8,7 @@ from conftest import retrained_raw_score
 from spamnb.model.calibration import fit_platt, tune_cutoffs
 from spamnb.model.scoring import MIN_BAND
 from spamnb.model.counts import TokenCounts
-from spamnb.model.model import held_out_raw_scores
+from spamnb.model.heldout import held_out_raw_scores
 from spamnb.model.options import TrainOptions
 
 

@@ -9,8 +9,8 @@ import numpy as np
 
 from conftest import SAMPLE
 from spamnb.model.model import Model
-from spamnb.model import modelfile
-from spamnb.model.modelfile import locked
+from spamnb.model import modelstore
+from spamnb.model.modelstore import locked
 from spamnb.learning.training import learn, train
 
 
@@ -54,7 +54,7 @@ def test_sigkill_at_200_random_moments_leaves_a_loadable_model_before_or_after(t
     assert leftovers, "no writer was killed mid-write: the sweep below tests nothing"
     stale, fresh = leftovers[:-1], leftovers[-1]
     for leftover in stale:
-        old = time.time() - modelfile.STALE_TEMPORARY_SECONDS - 60
+        old = time.time() - modelstore.STALE_TEMPORARY_SECONDS - 60
         os.utime(leftover, (old, old))
     Model.load(path).save(path)
     assert sorted(tmp_path.glob(f".{path.name}.*.tmp")) == [fresh]

@@ -10,9 +10,10 @@ import pytest
 from conftest import SAMPLE
 from spamnb.learning import incremental
 from spamnb.learning.incremental import learn_file
+from spamnb.learning.labelled import LearnFlags
 from spamnb.learning.training import learn as learn_rewriting, train
 from spamnb.model.model import Model
-from spamnb.model.modelfile import read_model
+from spamnb.model.modelread import read_model
 from spamnb.model.options import TrainOptions
 
 SPAM = sorted((SAMPLE / "mail" / "spam").iterdir())
@@ -42,7 +43,7 @@ def learned_both_ways(directory, options):
     try:
         for paths, flags in STEPS:
             kwargs = {label: [str(p) for p in files] for label, files in paths.items()}
-            learn_file(journalled, **kwargs, **flags)
+            learn_file(journalled, **kwargs, flags=LearnFlags(**flags))
             whole = Model.load(rewritten)
             learn_rewriting(whole, **kwargs, **flags)
             whole.save(rewritten)

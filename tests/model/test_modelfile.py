@@ -14,9 +14,13 @@ from spamnb.model import modelfile
 from spamnb.model.counts import TokenCounts
 from spamnb.errors import ModelError
 from spamnb.model.model import Model, TrainOptions
-from spamnb.model.modelfile import MAGIC, PREFIX, read_model
-from spamnb.model.scorer import Scorer
-from spamnb.model.scoring import Cutoffs, WeightTable, block_crcs, token_key
+from spamnb.model.journal import encode
+from spamnb.model.modelfile import MAGIC, PREFIX
+from spamnb.model.modelread import read_model
+from spamnb.model.opening import open_scorer
+from spamnb.model.scorer import NeedsWholeLoad, Scorer
+from spamnb._core import block_crcs
+from spamnb.model.scoring import Cutoffs, WeightTable, token_key
 from spamnb.text.tokens import TokenizerOptions
 
 MAIL = SAMPLE / "mail"
@@ -60,6 +64,23 @@ def test_model_open_is_a_whole_load(tmp_path):
     assert opened.score_message(b"Subject: cheap\n\ncheap viagra") == Model.load(path).score_message(
         b"Subject: cheap\n\ncheap viagra")
     assert type(Scorer.open(path)) is Scorer
+
+
+def test_a_journal_scoring_cannot_apply_is_folded_in_by_a_whole_load(tmp_path):
+    # A Bernoulli model's λ is not a token's count term plus one constant, so
+    # a journal on one (not this spamnb's: its learn rewrites such a model
+    # whole) is scored only once the whole load has folded it into the counts.
+    path = tmp_path / "m.spamnb"
+    small_model().save(path)
+    header = {"messages": [0, 1], "totals": [0, 2], "vocabulary": 0, "day": 1, "learned": [], "recent": []}
+    with open(path, "ab") as file:
+        file.write(encode(header, {token_key("cheap"): [0, 2, 0, 1]}, {}))
+    with pytest.raises(NeedsWholeLoad):
+        Scorer.open(path)
+    opened = open_scorer(path)
+    assert type(opened) is Model and list(opened.messages) == [2, 2]
+    assert opened.lookup("cheap")["spam_count"] == 4
+    assert opened.lookup("cheap") == Model.load(path).lookup("cheap") != small_model().lookup("cheap")
 
 
 def test_key_index_finds_every_token_of_a_large_vocabulary():
@@ -125,7 +146,7 @@ def test_failed_write_leaves_the_old_model_and_no_temp_file(tmp_path, monkeypatc
     def exploding_fsync(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(modelfile.os, "fsync", exploding_fsync)
+    monkeypatch.setattr(os, "fsync", exploding_fsync)  # files.replace_atomically's
     with pytest.raises(ModelError, match="No space left on device.*previous model.*unchanged"):
         small_model("lottery").save(path)
     assert path.read_bytes() == before

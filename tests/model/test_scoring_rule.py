@@ -6,8 +6,8 @@ offset + scale · raw and its verdict that log-odds against the cutoffs
 (scoring.judge).  Three paths hold the weights differently and share that
 code: the model file's weight table (classify, filter, serve, the fast
 path: Scorer.raw_score), counts (online evaluation:
-model.raw_score_from_counts) and arrays of token keys (training's
-calibration sample: model.raw_scores_by_key).  Here they score the same
+heldout.raw_score_from_counts) and arrays of token keys (training's
+calibration sample: keyscores.raw_scores_by_key).  Here they score the same
 messages, on sample_data and on a slice of a real corpus, and must agree.
 """
 
@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 
 from conftest import SAMPLE, corpus
-from spamnb.model.counts import HAM, SPAM
+from spamnb.model.labels import HAM, SPAM
 from spamnb.learning.labelled import TrainReport, tokenized_messages
-from spamnb.model.model import KeyColumns, raw_score_from_counts, raw_scores_by_key
+from spamnb.model.heldout import raw_score_from_counts
+from spamnb.model.keyscores import KeyColumns, raw_scores_by_key
 from spamnb.model.options import TrainOptions
 from spamnb.model.scoring import Cutoffs, judge, token_key
 from spamnb.learning.training import fit_tokenized

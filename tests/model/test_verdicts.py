@@ -153,6 +153,7 @@ def refit_twice(model, rng):
 
 def test_learn_keeps_cutoffs_set_by_hand_and_refits_fitted_ones():
     from spamnb.model.counts import TokenCounts
+    from spamnb.model.inspection import cutoffs_set_by
     from spamnb.model.model import Model
     from spamnb.model.scoring import Cutoffs
 
@@ -163,7 +164,7 @@ def test_learn_keeps_cutoffs_set_by_hand_and_refits_fitted_ones():
     by_hand = Model.from_counts(counts, TrainOptions(), Cutoffs(spam=0.9, ham=0.05))
     by_hand.calibrate(docs, labels)
     assert refit_twice(by_hand, rng).cutoffs == Cutoffs(spam=0.9, ham=0.05)
-    assert by_hand.cutoffs_set_by() == "set by hand"
+    assert cutoffs_set_by(by_hand.meta) == "set by hand"
     # An older train's tuned cutoffs (no "by": not evaluate --tune's) move to today's rule.
     older = Model.from_counts(counts, TrainOptions(), Cutoffs(spam=0.999, ham=0.7))
     older.calibrate(docs, labels)
@@ -174,7 +175,8 @@ def test_learn_keeps_cutoffs_set_by_hand_and_refits_fitted_ones():
 
 
 def test_every_scoring_path_has_the_evidence_rule(sample_scorer):
-    from spamnb.model.model import KeyColumns, raw_score_from_counts, raw_scores_by_key
+    from spamnb.model.heldout import raw_score_from_counts
+    from spamnb.model.keyscores import KeyColumns, raw_scores_by_key
     from spamnb.model.scoring import token_key
 
     model = sample_scorer

@@ -238,7 +238,7 @@ def test_held_out_scores_take_out_every_copy_of_a_twice_counted_message():
     held-out score equals the score of a model trained without either copy."""
     from conftest import retrained_raw_score
     from spamnb.model.counts import TokenCounts
-    from spamnb.model.model import held_out_raw_scores
+    from spamnb.model.heldout import held_out_raw_scores
     from spamnb.learning.training import count_occurrences_again
 
     tokens, X, y = random_corpus(120, 200)

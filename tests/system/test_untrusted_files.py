@@ -24,7 +24,7 @@ import pytest
 from conftest import SAMPLE, run_spamnb
 from spamnb.errors import ModelError
 from spamnb.model.modelfile import MAGIC, PREFIX
-from spamnb.model.scoring import block_crcs
+from spamnb._core import block_crcs
 
 SPAM_FILE = SAMPLE / "maildir" / "spam" / "new" / "1739205492.M2P4102.sample"
 TIME_LIMIT = 20.0

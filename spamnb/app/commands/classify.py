@@ -66,10 +66,10 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain,
         model, cutoffs, jobs = _remote_scorer(server_path, model_path, spam_cutoff, ham_cutoff, explain,
                                               max_size), None, 1
     else:
-        from ...model.scorer import Scorer
+        from ...model.opening import open_scorer
         from ...workers import default_jobs
 
-        model = Scorer.open(model_path_or_default(model_path))
+        model = open_scorer(model_path_or_default(model_path))
         cutoffs = cutoffs_given(model.cutoffs, spam_cutoff, ham_cutoff)
         jobs = default_jobs() if jobs is None else jobs
     # get_text_stream: deprecated in click 8.5, removed in 9.0; typed `object` by click's __getattr__

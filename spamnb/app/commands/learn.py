@@ -88,6 +88,7 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
       spamnb learn --server "$XDG_RUNTIME_DIR/spamnb/serve.sock" --spam - < missed.eml
     """
     from ...learning.incremental import learn_file
+    from ...learning.labelled import LearnFlags
     from ..render import learn_summary, skipped_summary
 
     spam_paths, ham_paths = _label_paths(paths, spam_paths, ham_paths)
@@ -104,9 +105,9 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
     given = _training_options_given(ctx)
     options = train_options_given(click.get_current_context().params)
     try:
-        report, created = learn_file(path, spam_paths, ham_paths, forget=forget, relabel=relabel, force=force,
-                                     on_error=on_error, options=options, options_given=given, stamp=stamp,
-                                     lock_wait=lock_wait)
+        report, created = learn_file(path, spam_paths, ham_paths,
+                                     LearnFlags(forget=forget, relabel=relabel, force=force, on_error=on_error),
+                                     options=options, options_given=given, stamp=stamp, lock_wait=lock_wait)
     except ValueError as error:
         raise InputError(str(error)) from None
     for line in skipped_summary(report.reading.skipped):

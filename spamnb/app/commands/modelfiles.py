@@ -63,7 +63,7 @@ def merge(models, output, replace):
       spamnb merge shard-*.spamnb -o model.spamnb
     """
     from ...model.model import Model
-    from ...model.modelfile import locked
+    from ...model.modelstore import locked
     from ...progress import phases
     from ...model.upkeep import merge as merge_models
 
@@ -106,7 +106,7 @@ def import_command(source, model_path, replace):
     Example:
       spamnb import backup.tsv --model restored.spamnb
     """
-    from ...model.modelfile import locked
+    from ...model.modelstore import locked
     from ...model.upkeep import import_
 
     if source == "-":
@@ -155,7 +155,7 @@ def prune(min_count, older_than, model_path):
       spamnb prune --older-than 365
     """
     from ...model.model import Model
-    from ...model.modelfile import keep_backup, locked
+    from ...model.modelstore import keep_backup, locked
     from ...progress import phases
     from ...model.upkeep import prune as prune_tokens
 
@@ -207,12 +207,13 @@ def inspect(model_path, top_n, words, fmt):
     import json
 
     from .. import render
+    from ...model.inspection import summary as model_summary, weight_note
     from ...model.model import Model
     from ...text.tokens import normalise
 
     path = model_path_or_default(model_path)
     model = Model.load(path)
-    summary = dict(model.summary(), model=path)
+    summary = dict(model_summary(model), model=path)
     if words:
         # As the tokenizer reads text: 發票 and 发票 are one token when the
         # model folds variants.
@@ -224,7 +225,7 @@ def inspect(model_path, top_n, words, fmt):
         rows = []
         for token in tokens:
             row = model.lookup(token)
-            note = model.weight_note(token, row)
+            note = weight_note(model, token, row)
             row = row or {"token": token, "weight": None}
             if note:
                 row["note"] = note  # why it weighs nothing: the rule that zeroed it

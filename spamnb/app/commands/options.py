@@ -131,7 +131,7 @@ def cutoffs_given(stored, spam_cutoff, ham_cutoff):
 def keep_what_was_taught(path: str, after: dict, replace: bool, what: str, hint: str) -> None:
     """Refuse to replace the model at `path` by one that lacks messages it holds
     (learned or trained into it before), unless --replace says to."""
-    from ...model.model import messages_lost, messages_on_record
+    from ...model.learned import messages_lost, messages_on_record
 
     lost = messages_lost(messages_on_record(path), after)
     if lost and not replace:

@@ -64,8 +64,9 @@ def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     from ...progress import phases
     from ...model.scoring import Cutoffs
     from ...workers import executor_for
-    from ...learning.labelled import SPAM, labelled_sources
-    from ...learning.training import train_file, expected_messages
+    from ...learning.labelled import labelled_sources
+    from ...model.labels import SPAM
+    from ...learning.training import TrainHooks, train_file, expected_messages
     from ..render import skipped_summary
 
     if source:
@@ -84,7 +85,7 @@ def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     if set(spam_paths) & set(ham_paths):
         raise OptionError("the same source is given as both spam and ham: "
                           + ", ".join(sorted(set(spam_paths) & set(ham_paths))))
-    from ...model.modelfile import check_writable
+    from ...model.modelstore import check_writable
 
     path = model_path_or_default(model_path, writes=True)
     check_writable(path)
@@ -98,8 +99,9 @@ def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinso
             shown.phase("counting messages")
             shown.phase("reading and counting", expected_messages([*spam_paths, *ham_paths]),
                         then="counting: workers finishing")
-        report = train_file(path, spam_paths, ham_paths, options, cutoffs, shown.advance if shown.drawn else None,
-                            executor, workers, memory_budget << 20, phases=shown, before_write=refuse_losing_messages)
+        report = train_file(path, spam_paths, ham_paths, options, cutoffs, executor, workers, memory_budget << 20,
+                            TrainHooks(progress=shown.advance if shown.drawn else None, phases=shown,
+                                       before_write=refuse_losing_messages))
     for line in skipped_summary(report.skipped):
         say_on_stderr(line)
     if not quiet:
