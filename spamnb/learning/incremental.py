@@ -43,11 +43,6 @@ COMPACT_BYTES = 512 << 10
 """Journal size past which `learn` folds it into the base: a reader adds up at most this
 (about 12 ms of a cold classify at the limit)."""
 
-RECENT_MINIMUM = 10
-"""As model.RECENT_MINIMUM (tests/learning/test_incremental.py checks): scores of each class
-on record before a model learned from nothing is first calibrated."""
-
-
 class _Warm:
     """What one learn leaves for the same process's next learn into the same
     model (serve's workers: `learn --server`), valid while the file's base is
@@ -98,10 +93,6 @@ def _read_journal(model_file, base_identity) -> _Warm:
     _warm[model_file.path] = warm
     model_file.use_journal(warm.state.learner_copy(first), len(warm.seen) < len(view))
     return warm
-
-
-def _today() -> int:
-    return int(time.time() // 86400)
 
 
 class _Digests:
@@ -201,7 +192,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     journal record.  Returns the LearnReport, or None when this model must be
     rewritten whole instead (see the module docstring); then nothing was read
     from the messages and nothing written."""
-    from ..model.journal import JournalState, encode
+    from ..model.journal import JournalState, encode, today
     from ..model.modelfile import PREFIX
     from ..model.modelread import read_model
     from ..model.modelstore import append_record
@@ -243,7 +234,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
 
     learned, recent = learner.learned, learner.recent
     if learned:
-        header = dict(learner.moved, day=_today(), learned=[[digest, label] for digest, label in learned.items()],
+        header = dict(learner.moved, day=today(), learned=[[digest, label] for digest, label in learned.items()],
                       recent=recent)
         record = encode(header, {key: change for key, change in learner.changes.items() if any(change)},
                         learner.new_tokens)
@@ -343,6 +334,8 @@ def _first_fit_due(model_file, state, recent) -> bool:
     scores of each class are on record; the first fit is made then (by folding
     the journal in), not at the next compaction, so its verdicts mean
     something from then on.  Refits after it come with compactions."""
+    from ..model.journal import RECENT_MINIMUM
+
     if model_file.meta.get("calibration") is not None:
         return False
     counts = [0, 0]

@@ -24,7 +24,8 @@ from .._core import TokenCounter
 from ..mail.digest import message_digest
 from ..errors import InputError, ModelError
 from ..model.keyscores import KeyBags, KeyColumns, blocked_raw_scores_by_key, raw_scores_by_key, unique_keys
-from ..model.model import Model, today
+from ..model.journal import today
+from ..model.model import Model
 from ..model.options import TrainOptions
 from ..model.scoring import Cutoffs
 from ..progress import Phases

@@ -50,9 +50,9 @@ from __future__ import annotations
 
 import math
 
+from .labels import HAM, SPAM
 from .options import EVENT_MODELS
 
-HAM, SPAM = 0, 1  # the class order of counts.py and of every per-class pair below
 
 
 class SCALARS:

@@ -33,8 +33,7 @@ Standard library only: a scoring process reads the journal without numpy.
 from __future__ import annotations
 
 import sys
-# The C modules themselves: bisect.py and struct.py only re-export them, and
-# each module a fresh `learn` imports costs it about 0.1 ms.
+import time
 from bisect import bisect_left
 from struct import Struct, calcsize, pack, unpack
 
@@ -44,6 +43,19 @@ from .._core import crc32
 TYPE_CHECKING = False  # mypy reads this name as true; collections stays unimported on learn's fast path
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+# `learn` keeps the raw score each of the last RECENT_SCORES messages had
+# before it was learned: scores of mail the model had not seen, in the order
+# it came, from which it refits calibration and cutoffs (Model.refit_from_recent).
+RECENT_SCORES = 2000
+# Refit once at least this many of each class are on record.
+RECENT_MINIMUM = 10
+
+
+def today() -> int:
+    """Days since 1970-01-01 UTC: the unit of `last_seen`, and of a journal record's day."""
+    return int(time.time() // 86400)
+
 
 MAGIC = b"SPNJ"
 RECORD = Struct("<4sII")

@@ -32,6 +32,7 @@ from .options import TrainOptions
 from .scorer import (SCORING_SECTIONS, Scorer, check_scoring_meta, check_tokenizer_version, cutoffs_from_meta,
                      options_from_meta, options_to_meta)
 from .heldout import blocked_raw_scores
+from .journal import RECENT_MINIMUM, RECENT_SCORES
 from .learned import learned_after_journal
 from .scoring import Cutoffs, WeightTable
 from .._core import block_crcs, token_keys
@@ -43,12 +44,6 @@ from .weights import selected_features, weights_of_arrays
 # `learn` reads a few entries of (spamnb/learning/incremental.py).
 COMPRESSED = frozenset({"token_lengths", "token_bytes", "documents", "last_seen",
                         "recent_raw", "recent_labels"})
-# `learn` keeps the raw score each of the last RECENT_SCORES messages had
-# before it was learned: scores of mail the model had not seen, in the order
-# it came, from which it refits calibration and cutoffs (Model.refit_from_recent).
-RECENT_SCORES = 2000
-# Refit once at least this many of each class are on record.
-RECENT_MINIMUM = 10
 
 
 def _narrow(counts: np.ndarray) -> np.ndarray:
@@ -74,11 +69,6 @@ def _journal_changes(state, base_keys: np.ndarray):
     if missing:
         raise ValueError(f"the journal changes {len(missing)} tokens it never names")
     return keys, changes, days, at, found, new
-
-
-def today() -> int:
-    """Days since 1970-01-01 UTC: the unit of `last_seen`."""
-    return int(_dt.datetime.now(_dt.UTC).timestamp() // 86400)
 
 
 def file_meta(meta: dict, options: TrainOptions, messages, bias: float, cutoffs: Cutoffs, vocabulary: int,

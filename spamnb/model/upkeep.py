@@ -127,7 +127,7 @@ def prune(model: Model, min_count: int = 0, older_than_days: int | None = None,
     if min_count > 0:
         keep &= counts.occurrences.sum(axis=0) >= min_count
     if older_than_days is not None:
-        from .model import today as today_number
+        from .journal import today as today_number
 
         now = today_number() if today is None else today
         keep &= counts.last_seen >= now - older_than_days

@@ -315,7 +315,7 @@ def test_scores_from_a_model_with_one_class_empty_are_unsure():
 def test_learn_from_nothing_refits_cutoffs_from_scores_before_learning(tmp_path):
     """Each learned message's score before it was learned is kept; once ten of
     each class are on record, calibration and cutoffs are fitted to them."""
-    from spamnb.model.model import RECENT_MINIMUM
+    from spamnb.model.journal import RECENT_MINIMUM
 
     model_path = tmp_path / "online.spamnb"
     spam = sorted((SAMPLE / "mail" / "spam").iterdir())

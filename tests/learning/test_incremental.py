@@ -199,12 +199,6 @@ def test_other_event_models_are_rewritten_whole(tmp_path):
     assert read_model(path).journal_bytes == 0 and os.stat(path).st_ino != inode
 
 
-def test_the_first_fit_threshold_is_the_model_s():
-    from spamnb.model import model
-
-    assert incremental.RECENT_MINIMUM == model.RECENT_MINIMUM
-
-
 def test_classify_and_a_full_load_agree_on_a_journal_model(half_model, tmp_path):
     """Every reader of a model with a journal uses the same calibration and cutoffs."""
     path = fresh(half_model, tmp_path)

@@ -141,7 +141,7 @@ def test_what_training_fits_holds_on_later_mail_that_drifts():
 
 def refit_twice(model, rng):
     """Two refits of `model` on 2,000 recorded scores each, as learn's compactions make them."""
-    from spamnb.model.model import RECENT_SCORES
+    from spamnb.model.journal import RECENT_SCORES
 
     for _ in range(2):
         docs, labels = stream(rng, RECENT_SCORES, 0.5)
