@@ -40,23 +40,14 @@ from ..model.modelfile import BLOCK_KEYS, write_model_streamed
 from ..model.modelstore import check_writable, locked
 from ..model.options import TrainOptions
 from ..progress import Phases
-from .._core import block_crcs, token_keys
+from .._core import block_crcs
 from ..model.scoring import Cutoffs
 from ..model.formula import knows_both_classes
-from ..model.weights import model_bias, selected_features, token_weights
+from ..model.weights import keyword_keys_of, model_bias, selected_tokens, token_weights
 
 BUILD_CHUNK = 256 * BLOCK_KEYS
 SECTION_ORDER = ("keys", "weights", "block_first", "block_crcs", "token_lengths", "token_bytes",
                  "occurrences", "documents", "last_seen")
-
-
-def _selection(documents: np.ndarray, keys: np.ndarray, messages: np.ndarray, options: TrainOptions,
-               keyword_keys: np.ndarray | None) -> np.ndarray:
-    """Model._selection for a chunk: min_df and the keyword list are per token."""
-    selected = selected_features(documents, messages, options.min_df, 0)
-    if keyword_keys is not None:
-        selected &= np.isin(keys, keyword_keys)
-    return selected
 
 
 class SampleColumns:
@@ -82,14 +73,8 @@ class SampleColumns:
 
     def columns(self, messages: np.ndarray, options: TrainOptions) -> KeyColumns:
         return KeyColumns(self.wanted, self.picked[0:2], self.picked[2:4],
-                          _selection(self.picked[2:4], self.wanted, messages, options, keyword_keys_of(options)))
-
-
-def keyword_keys_of(options: TrainOptions) -> np.ndarray | None:
-    """The sorted keys of the model's keyword list, if it has one."""
-    if not options.keywords:
-        return None
-    return np.unique(np.frombuffer(token_keys(list(options.keywords)), dtype="<u8").astype(np.uint64))
+                          selected_tokens(self.picked[2:4], messages, self.wanted, options, keyword_keys_of(options),
+                                          whole_vocabulary=False))
 
 
 def calibration_due(labels: list[int], messages) -> bool:
@@ -163,7 +148,8 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
                         absent_sum += float(absent.sum())
                 else:
                     weights = np.zeros(len(chunk))
-                selected = _selection(documents, chunk.keys, messages, options, keyword_keys)
+                selected = selected_tokens(documents, messages, chunk.keys, options, keyword_keys,
+                                           whole_vocabulary=False)
                 weights = np.where(selected, weights, 0.0).astype("<f4")
                 keys = chunk.keys.astype("<u8")
                 pieces = {

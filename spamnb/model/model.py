@@ -35,9 +35,9 @@ from .heldout import blocked_raw_scores
 from .journal import RECENT_MINIMUM, RECENT_SCORES
 from .learned import learned_after_journal
 from .scoring import Cutoffs, WeightTable
-from .._core import block_crcs, token_keys
+from .._core import block_crcs
 from ..text.tokens import TOKENIZER_VERSION
-from .weights import selected_features, weights_of_arrays
+from .weights import keyword_keys_of, selected_tokens, weights_of_arrays
 
 # Sections read only to learn, inspect or export: stored compressed.
 # Raw (mapped) besides the scoring sections: occurrences and digests, which
@@ -188,12 +188,8 @@ class Model(Scorer):
         self._table = None
 
     def _selection(self, documents: np.ndarray, messages: np.ndarray, keys: np.ndarray) -> np.ndarray:
-        """Which tokens may weigh: feature selection, then the keyword list if any,
-        matched by key as modelbuild matches it, so the tokens' text is not needed."""
-        selected = selected_features(documents, messages, self.options.min_df, self.options.max_features)
-        if self.options.keywords:
-            selected &= np.isin(keys, np.frombuffer(token_keys(sorted(self.options.keywords)), dtype="<u8"))
-        return selected
+        """Which tokens of this model may weigh (weights.selected_tokens)."""
+        return selected_tokens(documents, messages, keys, self.options, keyword_keys_of(self.options))
 
     # -- reading and writing -------------------------------------------------
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import formula
+from .._core import token_keys
 from .counts import TokenCounts
 
 from .options import presence_scoring  # noqa: F401 (re-exported)
@@ -99,3 +100,24 @@ def selected_features(documents: np.ndarray, messages: np.ndarray,
         gain = np.where(keep, information_gain(documents, messages), -np.inf)
         keep &= gain >= np.partition(gain, len(gain) - max_features)[len(gain) - max_features]
     return keep
+
+
+def keyword_keys_of(options) -> np.ndarray | None:
+    """The sorted keys of a model's keyword list (TrainOptions.keywords), if it has one."""
+    if not options.keywords:
+        return None
+    return np.unique(np.frombuffer(token_keys(list(options.keywords)), dtype="<u8").astype(np.uint64))
+
+
+def selected_tokens(documents: np.ndarray, messages: np.ndarray, keys: np.ndarray, options,
+                    keyword_keys: np.ndarray | None, whole_vocabulary: bool = True) -> np.ndarray:
+    """Which tokens may weigh (a bool mask): selected_features by `options.min_df` and,
+    over a whole vocabulary, `options.max_features` (information gain ranks every
+    token, so a chunk of the vocabulary cannot apply it), then the keyword list's
+    keys (keyword_keys_of) if the model has one, matched by key so the tokens'
+    text is not needed.  A journal's live weights check keywords by text
+    (scorer.LiveTable), the same list."""
+    selected = selected_features(documents, messages, options.min_df, options.max_features if whole_vocabulary else 0)
+    if keyword_keys is not None:
+        selected &= np.isin(keys, keyword_keys)
+    return selected
