@@ -2,6 +2,8 @@
 //! message that needs them (a cold start's cost): built here once, written
 //! to OUT_DIR and compiled in with include_bytes!.
 
+#[path = "build_tables/dbcs_layout.rs"]
+mod dbcs_layout;
 #[path = "build_tables/dbcs_corrections.rs"]
 mod dbcs_corrections;
 #[path = "build_tables/dbcs_tables.rs"]

@@ -26,24 +26,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::dbcs_corrections::DBCS_CORRECTIONS;
+use crate::dbcs_layout::{cell_index, Dbcs as Codec, CELLS, CODECS};
 
-/// The codecs, in the order of charsets/dbcs.rs's `Dbcs` (its discriminants index the tables).
-#[derive(Clone, Copy, PartialEq)]
-enum Codec {
-    Gb18030,
-    Big5Hkscs,
-    Cp949,
-    Cp932,
-    EucJp,
-    ShiftJis, // JIS X 0208 alone (no Windows extensions), as Python's shift_jis
-    EucKr,    // KS X 1001 alone (no CP949 extensions), as Python's euc_kr
-}
-
-const CODECS: [Codec; 7] =
-    [Codec::Gb18030, Codec::Big5Hkscs, Codec::Cp949, Codec::Cp932, Codec::EucJp, Codec::ShiftJis, Codec::EucKr];
-
-const CELL_TRAILS: usize = 0xFF - 0x40;
-const CELLS: usize = 126 * CELL_TRAILS;
 const PAIR: u32 = u32::MAX;
 
 impl Codec {
@@ -77,10 +61,6 @@ impl Codec {
             _ => (0x81..=0xFE).contains(&b),
         }
     }
-}
-
-fn cell_index(lead: u8, trail: u8) -> usize {
-    (lead as usize - 0x81) * CELL_TRAILS + (trail as usize - 0x40)
 }
 
 fn corrections(codec: &str) -> &'static [(u32, u32)] {

@@ -16,20 +16,11 @@ use super::decode::bad;
 // afresh, where WHATWG's decoders also swallow a non-ASCII trail byte), and
 // a lead byte at the end is an incomplete character (left out when `cut`).
 
-// The order of build_tables/dbcs_tables.rs's `Codec`: it indexes the compiled-in tables.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Dbcs {
-    Gb18030,
-    Big5Hkscs,
-    Cp949,
-    Cp932,
-    EucJp,
-    ShiftJis, // JIS X 0208 alone (no Windows extensions), as Python's shift_jis
-    EucKr,    // KS X 1001 alone (no CP949 extensions), as Python's euc_kr
-}
+#[path = "../../../build_tables/dbcs_layout.rs"]
+mod layout;
+use layout::{cell_index, CELLS};
+pub(super) use layout::Dbcs;
 
-const CELL_TRAILS: usize = 0xFF - 0x40;
-const CELLS: usize = 126 * CELL_TRAILS;
 const PAIR: u32 = u32::MAX; // a cell that reads as two characters (Big5-HKSCS's Ê̄ and kin)
 
 // Built by build.rs (build_tables/dbcs_tables.rs: the layout, and why not here),
@@ -236,10 +227,6 @@ fn hangul_make_up(seq: &[u8]) -> Option<char> {
         return None;
     }
     char::from_u32(0xAC00 + cho as u32 * 588 + jung as u32 * 28 + jong as u32)
-}
-
-fn cell_index(lead: u8, trail: u8) -> usize {
-    (lead as usize - 0x81) * CELL_TRAILS + (trail as usize - 0x40)
 }
 
 /// `bytes` read strictly as one character of `encoding`.
