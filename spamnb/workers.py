@@ -7,7 +7,7 @@ order (Batches), for `classify` and `train` alike."""
 from __future__ import annotations
 
 import os
-from collections import deque
+from _collections import deque  # type: ignore[import-not-found]  # deque without the collections package: see app/fastpath.py
 
 from .errors import InputError, OptionError
 

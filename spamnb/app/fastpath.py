@@ -277,7 +277,11 @@ def main(argv: list[str] | None = None) -> None:
         _started()
         run_full_cli(args)
         return
-    import signal
+    # The C module: signal.py wraps every constant in an enum, and enum brings
+    # functools and collections: with collections below, 4-5 ms of a cold
+    # classify, the margin that keeps it within 2x Python's own start
+    # (BENCHMARKS.md, "Private CPython modules on the cold path").
+    import _signal as signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
 
     from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_MODEL_ERROR, SpamnbError, os_error_line
 

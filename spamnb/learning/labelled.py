@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from collections import deque
+from _collections import deque  # type: ignore[import-not-found]  # deque without the collections package: see app/fastpath.py
 
 from ..mail.digest import message_digest
 from ..errors import InputError
