@@ -118,3 +118,27 @@ def say_on_stderr(message: object, program: str = "spamnb") -> None:
     import sys
 
     print(f"{program}: {printable(str(message))}", file=sys.stderr)
+
+
+def reported(error: BaseException) -> int:
+    """Say `error`, which ended a command, on standard error in one line, and
+    return the status the process exits with: a SpamnbError's own; 130 when
+    interrupted; 3 for an OSError (a file written, or standard output, that
+    failed under spamnb); 70 for anything else, a bug.  With SPAMNB_DEBUG set,
+    a bug or an OSError is raised again, for its traceback."""
+    import os
+
+    if isinstance(error, SpamnbError):
+        say_on_stderr(error)
+        return error.exit_status
+    if isinstance(error, KeyboardInterrupt):
+        say_on_stderr("interrupted")
+        return EXIT_INTERRUPTED
+    if os.environ.get("SPAMNB_DEBUG"):
+        raise error
+    if isinstance(error, OSError):
+        say_on_stderr(os_error_line(error))
+        return EXIT_MODEL_ERROR
+    say_on_stderr(f"internal error: {type(error).__name__}: {error} "
+                  "(set SPAMNB_DEBUG=1 for the traceback, and please report it)")
+    return EXIT_INTERNAL

@@ -5,15 +5,13 @@ spamnb.app.commands, the options they share are spamnb.app.commands.options."""
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 
 import click
 
 from .. import __version__
-from ..errors import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_USAGE, SpamnbError, os_error_line,
-                      say_on_stderr)
+from ..errors import EXIT_INTERRUPTED, EXIT_USAGE, reported, say_on_stderr
 from .commands.classify import classify
 from .commands.completion import completion
 from .commands.evaluate import evaluate
@@ -91,25 +89,8 @@ def main(argv=None) -> None:
     except click.Abort:
         say_on_stderr("interrupted")
         sys.exit(EXIT_INTERRUPTED)
-    except SpamnbError as error:
-        say_on_stderr(error)
-        sys.exit(error.exit_status)
-    except KeyboardInterrupt:
-        say_on_stderr("interrupted")
-        sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as error:
         error.show()
         sys.exit(EXIT_USAGE if error.exit_code == 2 else error.exit_code)
-    except OSError as error:
-        # A file spamnb writes, or its standard output, failed under it: a full
-        # disk, a read-only file system, a folder gone.  One line, the path, 3.
-        if os.environ.get("SPAMNB_DEBUG"):
-            raise
-        say_on_stderr(os_error_line(error))
-        sys.exit(EXIT_MODEL_ERROR)
-    except Exception as error:  # a bug: still one line, the traceback on request
-        if os.environ.get("SPAMNB_DEBUG"):
-            raise
-        say_on_stderr(f"internal error: {type(error).__name__}: {error} "
-                      "(set SPAMNB_DEBUG=1 for the traceback, and please report it)")
-        sys.exit(EXIT_INTERNAL)
+    except (Exception, KeyboardInterrupt) as error:  # one line and a documented status (errors.reported)
+        sys.exit(reported(error))

@@ -17,7 +17,9 @@ milliseconds; importing click and numpy would cost more than the learning.
 The fast path runs only where its result is the full CLI's: no config file
 and no SPAMNB_* setting other than SPAMNB_MODEL (either can change
 defaults, and the CLI's rules for them stay in one place), and no option
-other than those above.  tests/app/test_fastpath.py checks the outputs agree.
+other than those above.  Both parsers read each option, and the rules on
+how options go together, from optiontable.py; tests/app/test_fastpath.py
+checks the outputs agree.
 """
 
 from __future__ import annotations
@@ -27,132 +29,53 @@ import os
 import sys
 
 from ..errors import say_on_stderr
-
-TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on this cold-start path
-if TYPE_CHECKING:
-    from typing import Any
-
-_FORMATS = ("text", "tsv", "json", "jsonl")
-
+from .optiontable import (CLASSIFY_SERVER_DOES, FAST_CLASSIFY, FAST_LEARN, LEARN_SERVER_DOES, check_jobs_with_server,
+                          check_learn_flags, check_model_with_server, label_paths, learn_flags_given, parse)
 
 def parse_classify(args: list[str]) -> dict | None:
-    """The classify options the fast path serves, or None to leave it to the CLI."""
+    """The classify options the fast path serves, by parameter name, or None
+    to leave the command line to the CLI."""
     if not args or args[0] != "classify":
         return None
-    wanted: dict[str, Any] = {"model": None, "server": None, "format": "text", "exit_code": False, "jobs": None,
-              "timeout": None, "paths": []}
-    rest = args[1:]
-    index = 0
-    while index < len(rest):
-        arg = rest[index]
-        if arg == "--":
-            wanted["paths"].extend(rest[index + 1:])
-            break
-        name, equals, value = arg.partition("=")
-        if name in ("--model", "-m", "--format", "--jobs", "-j", "--server", "--timeout"):
-            if not equals:
-                index += 1
-                if index >= len(rest):
-                    return None
-                value = rest[index]
-            key = {"--format": "format", "--jobs": "jobs", "-j": "jobs", "--server": "server",
-                   "--timeout": "timeout"}.get(name, "model")
-            if key == "format" and value not in _FORMATS:
-                return None  # the CLI says what is wrong
-            if key in ("model", "server") and os.path.isdir(value):
-                return None  # click refuses a directory here as a usage error
-            if key == "jobs":
-                if not value.isdigit() or int(value) < 1:
-                    return None
-                value = int(value)  # type: ignore[assignment]  # the option's value, parsed
-            if key == "timeout":
-                try:
-                    value = float(value)  # type: ignore[assignment]  # the option's value, parsed
-                except ValueError:
-                    return None
-                if not 0 <= value < float("inf"):  # type: ignore[operator]  # a float by now
-                    return None  # negative, infinite or not a number: the CLI says what is wrong
-            wanted[key] = value
-        elif arg == "--exit-code":
-            wanted["exit_code"] = True
-        elif arg.startswith("-") and arg != "-":
-            return None
-        else:
-            wanted["paths"].append(arg)
-        index += 1
-    if wanted["server"] is not None and (wanted["model"] is not None or (wanted["jobs"] or 1) > 1):
-        return None  # the CLI says why these do not go together
-    return wanted
-
-
-_LEARN_FLAGS = {"--forget": "forget", "--relabel": "relabel", "--force": "force", "--on-error": "on_error",
-                "-q": "quiet", "--quiet": "quiet"}
+    return parse(args[1:], FAST_CLASSIFY)
 
 
 def parse_learn(args: list[str]) -> dict | None:
-    """The learn options the fast path serves, or None to leave it to the CLI:
-    only into a model that exists, with no training option (those only apply
-    when learn creates a model, which the CLI does)."""
+    """The learn options the fast path serves, or None to leave them to the
+    CLI: only into a model that exists (or through a server), with no
+    training option (those apply only when learn creates a model, which the
+    CLI does)."""
     if not args or args[0] != "learn":
         return None
-    wanted: dict[str, Any] = {"model": None, "server": None, "spam": [], "ham": [], "paths": [], "forget": False,
-              "relabel": False, "force": False, "on_error": False, "quiet": False}
-    rest = args[1:]
-    index = 0
-    while index < len(rest):
-        arg = rest[index]
-        name, equals, value = arg.partition("=")
-        if name in ("--model", "-m", "--spam", "--ham", "--server"):
-            if not equals:
-                index += 1
-                if index >= len(rest):
-                    return None
-                value = rest[index]
-            if name in ("--model", "-m"):
-                wanted["model"] = value
-            elif name == "--server":
-                wanted["server"] = value
-            else:
-                wanted[name[2:]].append(value)
-        elif arg in _LEARN_FLAGS:
-            wanted[_LEARN_FLAGS[arg]] = True
-        elif arg.startswith("-") and arg != "-":
-            return None
-        else:
-            wanted["paths"].append(arg)
-        index += 1
-    if bool(wanted["spam"]) == bool(wanted["ham"]) and (wanted["paths"] or not wanted["spam"]):
-        return None  # both labels with extra paths, or none: the CLI says what is wrong
-    if wanted["forget"] and (wanted["relabel"] or wanted["on_error"]):
-        return None
-    (wanted["spam"] if wanted["spam"] else wanted["ham"]).extend(wanted["paths"])
-    if wanted["server"] is not None:
-        # The server learns into its own model, created there if missing.
-        return wanted if wanted["model"] is None and not os.path.isdir(wanted["server"]) else None
-    model = wanted["model"]
+    wanted = parse(args[1:], FAST_LEARN)
+    if wanted is None or wanted["server_path"] is not None:
+        return wanted
+    model = wanted["model_path"]
     if not model:
         from .paths import default_model_path
 
         model = str(default_model_path())
     if not os.path.isfile(model):
         return None  # creating one, or a path that is not a model: the CLI
-    wanted["model"] = model
+    wanted["model_path"] = model
     return wanted
 
 
 def learn(wanted: dict) -> int:
-    if wanted["server"] is not None:
+    spam_paths, ham_paths = label_paths(wanted["paths"], wanted["spam_paths"], wanted["ham_paths"])
+    check_learn_flags(wanted["forget"], wanted["relabel"], wanted["on_error"])
+    if wanted["server_path"] is not None:
+        check_model_with_server(wanted["model_path"] is not None, LEARN_SERVER_DOES)
         from .render import learn_summary, skipped_summary
         from .server import learn_remote
 
         _started()
-        flags = tuple(flag for flag in ("forget", "relabel", "force", "on_error") if wanted[flag])
-        report, model, created, skipped = learn_remote(wanted["server"], wanted["spam"], wanted["ham"],
-                                                       tuple(flag.replace("_", "-") for flag in flags))
+        flags = learn_flags_given(wanted)
+        report, model, created, skipped = learn_remote(wanted["server_path"], spam_paths, ham_paths, flags)
         for line in skipped_summary(skipped):
             say_on_stderr(line)
         if not wanted["quiet"]:
-            print("\n".join(learn_summary(report, wanted["forget"], model, created)))
+            print("\n".join(learn_summary(report, "forget" in flags, model, created)))
         return 0
     from ..learning.incremental import learn_file
     # What learn_file imports when it reads and appends, imported here, before
@@ -162,7 +85,7 @@ def learn(wanted: dict) -> int:
 
     _started()
     try:
-        report, created = learn_file(wanted["model"], wanted["spam"], wanted["ham"],
+        report, created = learn_file(wanted["model_path"], spam_paths, ham_paths,
                                      labelled.LearnFlags(forget=wanted["forget"], relabel=wanted["relabel"],
                                                          force=wanted["force"], on_error=wanted["on_error"]))
     except ValueError as error:
@@ -176,31 +99,31 @@ def learn(wanted: dict) -> int:
         for line in skipped_summary(report.reading.skipped):
             say_on_stderr(line)
         if not wanted["quiet"]:
-            print("\n".join(learn_summary(report, wanted["forget"], wanted["model"], created)))
+            print("\n".join(learn_summary(report, wanted["forget"], wanted["model_path"], created)))
     return 0
 
 
 def classify(wanted: dict) -> int:
     from .classify import classify_paths
-    from .deadline import DEFAULT_TIMEOUT
     from .render import ScoreWriter, skipped_summary
 
-    if wanted["server"] is not None:
+    if wanted["server_path"] is not None:
+        check_jobs_with_server(wanted["jobs"])
+        check_model_with_server(wanted["model_path"] is not None, CLASSIFY_SERVER_DOES)
         from .server import RemoteScorer
 
         # Not the scorer's modules (tokens, messages, model files): the server scores.
-        scorer, jobs = RemoteScorer(wanted["server"]), 1
+        scorer, jobs = RemoteScorer(wanted["server_path"]), 1
     else:
         from .paths import default_model_path
         from ..model.opening import open_scorer
         from ..workers import default_jobs
 
-        scorer = open_scorer(wanted["model"] or str(default_model_path()))  # type: ignore[assignment]  # either scorer serves classify_paths
+        scorer = open_scorer(wanted["model_path"] or str(default_model_path()))  # type: ignore[assignment]  # either scorer serves classify_paths
         jobs = wanted["jobs"] or default_jobs()
     _started()
-    timeout = DEFAULT_TIMEOUT if wanted["timeout"] is None else wanted["timeout"]
-    outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["format"]), jobs=jobs,  # type: ignore[arg-type]
-                             timeout=None if wanted["server"] is not None else timeout)
+    outcome = classify_paths(scorer, wanted["paths"], ScoreWriter(sys.stdout, wanted["fmt"]), jobs=jobs,  # type: ignore[arg-type]
+                             timeout=None if wanted["server_path"] is not None else wanted["timeout"])
     sys.stdout.flush()
     for line in outcome.notes + outcome.problems + skipped_summary(outcome.skipped):
         say_on_stderr(line)
@@ -283,26 +206,13 @@ def main(argv: list[str] | None = None) -> None:
     # (BENCHMARKS.md, "Private CPython modules on the cold path").
     import _signal as signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
 
-    from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_MODEL_ERROR, SpamnbError, os_error_line
+    from ..errors import reported
 
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `spamnb classify dir | head` ends quietly
     try:
         status = command(wanted)
-    except SpamnbError as error:
-        say_on_stderr(error)
-        status = error.exit_status
-    except KeyboardInterrupt:
-        say_on_stderr("interrupted")
-        status = EXIT_INTERRUPTED
-    except OSError as error:  # standard output on a full disk, say: as the CLI reports it
-        say_on_stderr(os_error_line(error))
-        status = EXIT_MODEL_ERROR
-    except Exception as error:  # a bug: one line, as the CLI reports it
-        if os.environ.get("SPAMNB_DEBUG"):
-            raise
-        say_on_stderr(f"internal error: {type(error).__name__}: {error} "
-                      "(set SPAMNB_DEBUG=1 for the traceback, and please report it)")
-        status = EXIT_INTERNAL
+    except (Exception, KeyboardInterrupt) as error:  # one line and a documented status, as the CLI ends
+        status = reported(error)
     if argv is None:  # a process of its own (called with argv, as tests do, it returns through SystemExit)
         _exit(status)
     sys.exit(status)

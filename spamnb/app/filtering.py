@@ -181,8 +181,7 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
             raise ValueError(f"--header: {problem}")
         scorer = open_scorer(model_path)
         try:
-            cutoffs = Cutoffs(spam=scorer.cutoffs.spam if spam_cutoff is None else spam_cutoff,
-                              ham=scorer.cutoffs.ham if ham_cutoff is None else ham_cutoff)
+            cutoffs = scorer.cutoffs.with_given(spam_cutoff, ham_cutoff)
         except ValueError as error:
             raise ValueError(f"cutoffs: {error}") from None
         score = judge(scorer, head, timeout, cutoffs=cutoffs)

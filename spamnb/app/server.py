@@ -70,11 +70,11 @@ import _socket as socket
 
 from .. import jsoncodec
 from ..errors import OptionError, ServerError, say_on_stderr
+from .optiontable import LEARN_FLAGS, check_learn_flags
 
 HEADER = struct.Struct(">I")
 LEARN_BIT = 1 << 31       # in a request's length: a message to learn, not to score
 MAX_LEARN_LINE = 64       # a learn request's first line: the label and flags
-LEARN_FLAGS = ("forget", "relabel", "force", "on-error")
 # A learn reply's counts, beside its "learned" and "forgotten" per class: the
 # daemon writes them, learn_remote reads them.
 LEARN_COUNTS = ("relabelled", "duplicates", "conflicts", "not_learned", "already_right")
@@ -207,9 +207,7 @@ class RemoteScorer:
             log_odds = float(exact["log_odds"])
             label = str(reply["label"])
             if cutoffs is None and (self.spam_cutoff is not None or self.ham_cutoff is not None):
-                stored = reply["cutoffs"]
-                cutoffs = _cutoffs(float(stored["spam"]) if self.spam_cutoff is None else self.spam_cutoff,
-                                   float(stored["ham"]) if self.ham_cutoff is None else self.ham_cutoff)
+                cutoffs = _cutoffs_given(reply["cutoffs"], self.spam_cutoff, self.ham_cutoff)
             reason = reply.get("reason")
             if reason is not None:  # not scored in time: unsure, whatever the cutoffs
                 from ..model.scoring import LABEL_UNSURE
@@ -261,16 +259,21 @@ def parse_learn_line(line: bytes) -> tuple[str, tuple[str, ...]]:
             or not set(words[1:]) <= set(LEARN_FLAGS):
         raise ValueError("a learn request starts with spam or ham and the flags " + ", ".join(LEARN_FLAGS))
     flags = tuple(words[1:])
-    if "forget" in flags and ("relabel" in flags or "on-error" in flags):
-        raise ValueError("forget does not go with relabel or on-error")
+    try:
+        check_learn_flags("forget" in flags, "relabel" in flags, "on-error" in flags)
+    except OptionError as error:
+        raise ValueError(str(error)) from None
     return words[0], flags
 
 
-def _cutoffs(spam: float, ham: float):
+def _cutoffs_given(stored, spam: float | None, ham: float | None):
+    """The server model's cutoffs (`stored`, from its reply: ValueError if
+    they are not cutoffs) with those given here in their place."""
     from ..model.scoring import Cutoffs
 
+    server = Cutoffs(spam=float(stored["spam"]), ham=float(stored["ham"]))
     try:
-        return Cutoffs(spam=spam, ham=ham)
+        return server.with_given(spam, ham)
     except ValueError as error:
         raise OptionError(str(error)) from None
 

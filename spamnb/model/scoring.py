@@ -79,6 +79,19 @@ class Cutoffs(Record):
         if not (0.0 <= self.ham <= self.spam <= 1.0):
             raise ValueError(f"cutoffs must satisfy 0 <= ham ({self.ham}) <= spam ({self.spam}) <= 1")
 
+    def with_given(self, spam: float | None = None, ham: float | None = None) -> "Cutoffs":
+        """These cutoffs with those given (on a command line, in settings, by
+        a client) in their place.  One given alone moves the other only as
+        far as it must: a spam cutoff under this ham cutoff takes the ham
+        cutoff down with it.  ValueError for cutoffs out of order or range."""
+        new_spam = self.spam if spam is None else spam
+        new_ham = self.ham if ham is None else ham
+        if ham is None:
+            new_ham = min(new_ham, new_spam)
+        elif spam is None:
+            new_spam = max(new_spam, new_ham)
+        return Cutoffs(spam=new_spam, ham=new_ham)
+
     def label(self, log_odds: float) -> str:
         """The verdict, decided in log-odds: P(spam) rounds to 1.0 past
         log-odds 37, so comparing probabilities would make a cutoff of 1

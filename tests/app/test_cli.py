@@ -119,6 +119,17 @@ def test_cutoffs_make_the_unsure_band(sample_model):
     assert bad.returncode == 64 and b"cutoffs" in bad.stderr
 
 
+def test_a_cutoff_given_alone_moves_the_other_the_same_way_in_classify_and_filter(sample_model):
+    # The sample model's cutoffs are 0.9 and 0.2: a spam cutoff of 0.1 takes
+    # the ham cutoff down to 0.1 with it, so nothing is unsure.
+    for raw in (path.read_bytes() for label in ("spam", "ham") for path in sorted((MAIL / label).iterdir())[:3]):
+        classified = run_spamnb("classify", "--model", sample_model, "--spam-cutoff", "0.1", "--exit-code",
+                                input=raw)
+        filtered = run_spamnb("filter", "--model", sample_model, "--spam-cutoff", "0.1", "--exit-code", input=raw)
+        assert classified.returncode in (0, 1), classified.stderr
+        assert filtered.returncode == classified.returncode, filtered.stderr
+
+
 def test_inspect_formats_and_word_lookup(sample_model):
     text = run_spamnb("inspect", "--model", sample_model, "--top", "5")
     assert text.returncode == 0 and "top spam keywords" in text.stdout.decode()

@@ -104,7 +104,7 @@ def test_classify_with_workers_stops_a_stalled_message_too(sample_model, tmp_pat
 def test_timeout_option_on_the_fast_path():
     assert parse_classify(["classify", "--timeout", "2.5", "a.eml"])["timeout"] == 2.5
     assert parse_classify(["classify", "--timeout=0", "a.eml"])["timeout"] == 0.0
-    for bad in ("-1", "x", "nan", "inf"):
+    for bad in ("-1", "x", "nan", "inf", "1e10"):
         assert parse_classify(["classify", "--timeout", bad, "a.eml"]) is None, bad
 
 

@@ -46,7 +46,14 @@ def test_fast_path_errors_and_stdin_match_the_full_cli(sample_model, tmp_path):
                        (["classify", "--model", tmp_path, "-"], message),  # a directory: usage error
                        (["classify", "--model", sample_model, "--timeout", "-1", "-"], message),
                        (["classify", "--model", sample_model, "--timeout", "0.000001", "-"], message),
-                       (["classify", "--server", tmp_path, "-"], message)):
+                       (["classify", "--server", tmp_path, "-"], message),
+                       # Values the two parsers once read differently: click's bounds and int() hold on both.
+                       (["classify", "--model", sample_model, "--timeout", "1e10", "-"], message),
+                       (["classify", "--model", sample_model, "-j", "\u00b2", "-"], message),
+                       (["classify", "--model", sample_model, "-j", "+1", "-"], message),
+                       # Options that do not go together: one rule, one message, from either parser.
+                       (["classify", "--server", tmp_path / "sock", "--model", sample_model, "-"], message),
+                       (["classify", "--server", tmp_path / "sock", "-j", "2", "-"], message)):
         fast, full = run_spamnb(*args, input=data), full_cli(*args, input=data)
         assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), args
 
@@ -55,9 +62,25 @@ def test_other_command_lines_go_to_the_full_cli():
     assert parse_classify(["classify", "--model", "m", "a.eml"])["paths"] == ["a.eml"]
     assert parse_classify(["classify", "-m=m", "--", "-odd-name"])["paths"] == ["-odd-name"]
     for args in (["train", "x"], ["classify", "--explain", "a"], ["classify", "--format", "xml"],
-                 ["classify", "-j", "0"], ["classify", "--model"], ["classify", "--server", "s", "--model", "m"],
-                 ["classify", "--spam-cutoff", "0.9"]):
+                 ["classify", "-j", "0"], ["classify", "-j", "\u00b2"], ["classify", "--timeout", "1e10"],
+                 ["classify", "--model"], ["classify", "--exit-code=yes"], ["classify", "--spam-cutoff", "0.9"]):
         assert parse_classify(args) is None, args
+
+
+def test_learn_command_line_errors_match_the_full_cli(sample_model, tmp_path):
+    model = tmp_path / "model.spamnb"
+    model.write_bytes(open(sample_model, "rb").read())
+    message = next((MESSAGES / "spam").iterdir())
+    for args in (["--model", model, message],  # no label
+                 ["--model", model, "--spam", message, "--ham", message, message],
+                 ["--model", model],
+                 ["--model", model, "--forget", "--relabel", "--spam", message],
+                 ["--model", model, "--forget", "--on-error", "--ham", message],
+                 ["--server", tmp_path / "sock", "--model", model, "--spam", message]):
+        fast, full = run_spamnb("learn", *args), full_cli("learn", *args)
+        assert full.returncode == 64 and full.stderr.startswith(b"spamnb: "), args
+        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), args
+    assert model.read_bytes() == open(sample_model, "rb").read()  # nothing was learned
 
 
 def test_settings_send_classify_to_the_full_cli(sample_model, tmp_path):

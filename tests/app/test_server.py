@@ -105,7 +105,9 @@ def connect(path) -> socket.socket:
     ["--format", "tsv", SAMPLE / "mbox"],
     ["--format", "json", SAMPLE / "mbox"],
     ["--spam-cutoff", "0.6", "--ham-cutoff", "0.4", "--exit-code", SAMPLE / "maildir" / "ham"],
-], ids=["jsonl", "text", "tsv", "json", "cutoffs-exit-code"])
+    # Under the model's ham cutoff (0.2): the ham cutoff comes down with it, on both sides.
+    ["--spam-cutoff", "0.1", "--format", "tsv", SAMPLE / "maildir" / "ham"],
+], ids=["jsonl", "text", "tsv", "json", "cutoffs-exit-code", "spam-cutoff-alone"])
 def test_server_output_is_the_local_output(server, sample_model, args):
     local, remote = run_together(["classify", "--model", sample_model, *args],
                                  ["classify", "--server", server.socket, *args])

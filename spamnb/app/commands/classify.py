@@ -6,40 +6,29 @@ import sys
 import click
 
 from ...errors import OptionError, say_on_stderr
-from .options import (cutoff_options, cutoffs_given, exit_code_option, format_option, jobs_option, max_size_option,
-                      model_option, model_path_or_default, timeout_option)
+from ..optiontable import CLASSIFY_SERVER_DOES, check_jobs_with_server, check_model_with_server
+from .options import (cutoff_options, cutoffs_given, exit_code_option, jobs_option, max_size_option, model_option,
+                      model_path_or_default, score_format_option, server_option, timeout_option)
 
 
 @click.command()
-
-
 @click.argument("paths", nargs=-1, type=click.Path())
 @model_option
-@format_option(["text", "tsv", "json", "jsonl"],
-               "text for people; tsv, json (one array) or jsonl (one object a line) "
-               "with path, label, score (P(spam)), log_odds.")
+@score_format_option("text for people; tsv, json (one array) or jsonl (one object a line) "
+                     "with path, label, score (P(spam)), log_odds.")
 @cutoff_options("P(spam) at or above which a message is spam.  Default: the model's.",
                 "P(spam) at or below which a message is ham.  Default: the model's.")
 @max_size_option("Bytes of each message read; the rest is ignored.")
-
-
 @click.option("--explain", is_flag=True, help="List the tokens that moved the score most.")
-
-
 @click.option("--top", "explain_top", type=click.IntRange(1), default=10, show_default=True,
               help="How many tokens --explain lists.")
 @exit_code_option("Exit 0 for spam, 1 for ham, 2 for unsure (bogofilter's convention); with "
                   "several messages: 0 if any is spam, else 2 if any is unsure, else 1.")
 @jobs_option("Worker processes for many messages (output stays in reading order).")
-
-
-@click.option("--server", "server_path", type=click.Path(dir_okay=False), default=None,
-              help="Have the `spamnb serve` on this socket score the messages, with the model it "
-                   "keeps loaded; the output is the same.  No server there: exit 75.")
+@server_option("Have the `spamnb serve` on this socket score the messages, with the model it "
+               "keeps loaded; the output is the same.  No server there: exit 75.")
 @timeout_option("the message is reported unsure, with the reason on stderr (with --server, the "
                 "server's own --timeout applies)")
-
-
 def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain, explain_top, exit_code,
              jobs, server_path, timeout):
     """Score messages: spam, ham or unsure, with P(spam) and log-odds.
@@ -61,8 +50,7 @@ def classify(paths, model_path, fmt, spam_cutoff, ham_cutoff, max_size, explain,
     from ..render import ScoreWriter, skipped_summary
 
     if server_path:
-        if jobs is not None and jobs > 1:
-            raise OptionError("-j does not go with --server: the server scores the messages")
+        check_jobs_with_server(jobs)
         model, cutoffs, jobs = _remote_scorer(server_path, model_path, spam_cutoff, ham_cutoff, explain,
                                               max_size), None, 1
     else:
@@ -88,8 +76,8 @@ def _remote_scorer(server_path, model_path, spam_cutoff, ham_cutoff, explain, ma
     from ..server import RemoteScorer
     from ...mail.sources import MAX_MESSAGE_BYTES
 
-    if model_path and click.get_current_context().get_parameter_source("model_path") is ParameterSource.COMMANDLINE:
-        raise OptionError("--model does not go with --server: the server scores with the model it was started with")
+    check_model_with_server(bool(model_path) and click.get_current_context().get_parameter_source("model_path")
+                            is ParameterSource.COMMANDLINE, CLASSIFY_SERVER_DOES)
     if explain:
         raise OptionError("--explain does not go with --server; classify locally to see the tokens")
     if max_size and max_size > MAX_MESSAGE_BYTES:

@@ -6,14 +6,8 @@ import click
 
 
 @click.command()
-
-
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
-
-
 @click.pass_context
-
-
 def completion(ctx, shell):
     """Print the shell completion script for SHELL.
 

@@ -10,52 +10,30 @@ from .options import FloatRange, format_option, jobs_option, model_option, train
 
 
 @click.command()
-
-
 @click.argument("source", type=click.Path(exists=True))
-
-
 @click.option("--split", "share", type=FloatRange(0, 1, min_open=True, max_open=True), default=None,
               help="Train on this share of each class (in order), test on the rest.  [default: 0.7]")
-
-
 @click.option("--folds", type=click.IntRange(2), default=None,
               help="K-fold cross-validation: each class cut into K contiguous blocks.")
-
-
 @click.option("--online", is_flag=True,
               help="TREC immediate feedback: score each message in order, then learn it.")
-
-
 @click.option("--shuffle", is_flag=True, help="Shuffle first (for corpora with no delivery order).")
-
-
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed for --shuffle.")
 @format_option(["text", "json"])
-
-
 @click.option("--plot", "plot_stem", metavar="STEM",
               help="Also write the pictures as files: the ROC curve to STEM-roc.svg and the histogram of "
                    "scores to STEM-scores.svg (STEM.png: STEM-roc.png and STEM-scores.png, with matplotlib).")
-
-
 @click.option("--tune", is_flag=True,
               help="Find cutoffs from the test messages' scores for which a new ham is called spam "
                    "with probability at most --max-fpr (k of n test ham above the spam cutoff, "
                    "(k+1)/(n+1) <= max-fpr); print them, and store them in --model if given.")
-
-
 @click.option("--max-fpr", type=FloatRange(0, 1), default=0.001, show_default=True,
               help="Ham misclassification allowed by --tune.")
-
-
 @click.option("--max-fnr", type=FloatRange(0, 1), default=0.005, show_default=True,
               help="Spam called ham allowed by --tune (sets the ham cutoff).")
 @jobs_option("Worker processes that decode and tokenize mail.")
 @model_option
 @training_options
-
-
 def evaluate(source, share, folds, online, shuffle, seed, fmt, plot_stem, tune, max_fpr, max_fnr, jobs, model_path,
              event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin,
              fold_variants,

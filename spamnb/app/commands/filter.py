@@ -11,12 +11,8 @@ from .options import (FieldName, cutoff_options, exit_code_option, max_size_opti
 
 @click.command(name="filter")
 @model_option
-
-
 @click.option("--header", "header_name", type=FieldName(), default="X-Spamnb-Status", show_default=True,
               help="Name of the status header added (an RFC 5322 field name).")
-
-
 @click.option("--header-style", type=click.Choice(["spamnb", "spamassassin"]), default="spamnb",
               show_default=True,
               help="spamassassin: write X-Spam-Flag (YES/NO), X-Spam-Level and X-Spam-Status as "
@@ -25,8 +21,6 @@ from .options import (FieldName, cutoff_options, exit_code_option, max_size_opti
 @cutoff_options("Default: the model's.", "Default: the model's.")
 @max_size_option("Bytes of the message read and scored; the rest is copied through.")
 @timeout_option("the message is delivered all the same, its header saying Unsure and why")
-
-
 def filter_command(model_path, header_name, header_style, exit_code, spam_cutoff, ham_cutoff, max_size, timeout):
     """Copy one message from stdin to stdout with a status header added.
 

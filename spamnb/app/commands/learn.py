@@ -5,53 +5,32 @@ from __future__ import annotations
 import click
 
 from ...errors import InputError, OptionError, say_on_stderr
-from .options import (label_options, model_option, model_path_or_default, quiet_option, train_options_given,
-                      training_options)
+from ..optiontable import (FORCE, FORGET, LEARN_SERVER_DOES, ON_ERROR, RELABEL, check_learn_flags,
+                           check_model_with_server, label_paths, learn_flags_given)
+from .options import (declared, label_options, model_option, model_path_or_default, quiet_option, server_option,
+                      train_options_given, training_options)
 
 
 @click.command()
-
-
 @click.argument("paths", nargs=-1, type=click.Path())
 @label_options("Messages that are spam: files, folders, Maildirs or mbox (repeatable).",
                "Messages that are ham (repeatable).")
-
-
-@click.option("--forget", is_flag=True, help="Remove these messages, learned before with this label.")
-
-
-@click.option("--relabel", is_flag=True,
-              help="Messages learned before with the other label move to this one.")
-
-
-@click.option("--force", is_flag=True, help="Learn duplicates again; forget what is not recorded.")
-
-
-@click.option("--on-error", is_flag=True,
-              help="Learn only messages the model now misclassifies or is unsure about.")
-
-
+@declared(FORGET, "Remove these messages, learned before with this label.")
+@declared(RELABEL, "Messages learned before with the other label move to this one.")
+@declared(FORCE, "Learn duplicates again; forget what is not recorded.")
+@declared(ON_ERROR, "Learn only messages the model now misclassifies or is unsure about.")
 @click.option("--since-stamp", "stamp", type=click.Path(dir_okay=False), default=None,
               help="Read only files modified since FILE was last set, then set it to this run's start: "
                    "a cron job over a honeypot Maildir reads only what is new (created if missing).")
-
-
 @click.option("--lock-wait", type=click.FloatRange(0), default=None, metavar="SECONDS",
               help="Give up (exit 75) when another writer holds the model longer.  [default: wait]")
 @quiet_option("No summary.")
-
-
-@click.option("--server", "server_path", type=click.Path(dir_okay=False), default=None, metavar="SOCKET",
-              help="Have the `spamnb serve` at SOCKET learn them into its model (as learn --model would, "
-                   "created if missing), so its next verdict counts them.  Not with --model, --since-stamp "
-                   "or training options.")
+@server_option("Have the `spamnb serve` at SOCKET learn them into its model (as learn --model would, "
+               "created if missing), so its next verdict counts them.  Not with --model, --since-stamp "
+               "or training options.")
 @model_option
 @training_options
-
-
 @click.pass_context
-
-
 def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, stamp, lock_wait, server_path,
           model_path, quiet,
           event_model, alpha, robinson, normalize, top_k, chunk, min_df, max_features, min_strength, retrain_margin,
@@ -91,19 +70,14 @@ def learn(ctx, paths, spam_paths, ham_paths, forget, relabel, force, on_error, s
     from ...learning.labelled import LearnFlags
     from ..render import learn_summary, skipped_summary
 
-    spam_paths, ham_paths = _label_paths(paths, spam_paths, ham_paths)
-    if not spam_paths and not ham_paths:
-        raise OptionError("give messages with --spam PATH and/or --ham PATH")
-    if forget and (relabel or on_error):
-        raise OptionError("--forget does not go with --relabel or --on-error")
+    spam_paths, ham_paths = label_paths(paths, spam_paths, ham_paths)
+    check_learn_flags(forget, relabel, on_error)
     if server_path is not None:
-        _learn_remote(ctx, server_path, model_path, spam_paths, ham_paths, stamp, quiet,
-                      tuple(flag for flag, given in (("forget", forget), ("relabel", relabel), ("force", force),
-                                                     ("on-error", on_error)) if given))
+        _learn_remote(ctx, server_path, model_path, spam_paths, ham_paths, stamp, quiet, learn_flags_given(ctx.params))
         return
     path = model_path_or_default(model_path, writes=True)
     given = _training_options_given(ctx)
-    options = train_options_given(click.get_current_context().params)
+    options = train_options_given(ctx.params)
     try:
         report, created = learn_file(path, spam_paths, ham_paths,
                                      LearnFlags(forget=forget, relabel=relabel, force=force, on_error=on_error),
@@ -122,8 +96,7 @@ def _learn_remote(ctx, server_path, model_path, spam_paths, ham_paths, stamp, qu
     from ..render import learn_summary, skipped_summary
     from ..server import learn_remote
 
-    if model_path is not None:
-        raise OptionError("--model does not go with --server: the server learns into the model it serves")
+    check_model_with_server(model_path is not None, LEARN_SERVER_DOES)
     if stamp is not None or _training_options_given(ctx):
         raise OptionError("--since-stamp and training options do not go with --server; learn with --model")
     report, model, created, skipped = learn_remote(server_path, spam_paths, ham_paths, flags)
@@ -132,18 +105,6 @@ def _learn_remote(ctx, server_path, model_path, spam_paths, ham_paths, stamp, qu
     if not quiet:
         for line in learn_summary(report, "forget" in flags, model, created):
             click.echo(line)
-
-
-def _label_paths(paths, spam_paths, ham_paths):
-    """Extra PATHS belong to the one label given (`learn --spam a.eml b.eml dir/`)."""
-    spam_paths, ham_paths = list(spam_paths), list(ham_paths)
-    if paths:
-        if spam_paths and ham_paths:
-            raise OptionError("with both --spam and --ham, give each path after its own --spam or --ham")
-        if not spam_paths and not ham_paths:
-            raise OptionError("say what the messages are: --spam PATH... or --ham PATH...")
-        (spam_paths if spam_paths else ham_paths).extend(paths)
-    return spam_paths, ham_paths
 
 
 TRAINING_PARAMETERS = ("event_model", "alpha", "robinson", "normalize", "top_k", "chunk", "min_df",

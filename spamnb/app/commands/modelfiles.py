@@ -9,12 +9,8 @@ from .options import format_option, keep_what_was_taught, model_option, model_pa
 
 
 @click.command()
-
-
 @click.argument("output", type=click.Path(dir_okay=False, allow_dash=True), default="-")
 @model_option
-
-
 def export(output, model_path):
     """Write the model's counts as plain text (to OUTPUT, default stdout).
 
@@ -38,16 +34,10 @@ def export(output, model_path):
 
 
 @click.command()
-
-
 @click.argument("models", nargs=-1, required=True, type=click.Path(dir_okay=False))
-
-
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Where to write the merged model (may be one of MODELS).")
 @replace_option
-
-
 def merge(models, output, replace):
     """Combine models trained separately into one (counts are added).
 
@@ -89,13 +79,9 @@ def merge(models, output, replace):
 
 
 @click.command(name="import")
-
-
 @click.argument("source", type=click.Path(dir_okay=False, allow_dash=True, exists=True))
 @model_option
 @replace_option
-
-
 def import_command(source, model_path, replace):
     """Build a model from a `spamnb export` file (weights are recomputed).
 
@@ -130,17 +116,11 @@ def import_command(source, model_path, replace):
 
 
 @click.command()
-
-
 @click.option("--min-count", type=click.IntRange(0), default=0,
               help="Drop tokens counted fewer than N times in all (2 drops hapaxes).")
-
-
 @click.option("--older-than", "older_than", type=click.IntRange(0), default=None,
               help="Drop tokens last learned more than DAYS ago.")
 @model_option
-
-
 def prune(min_count, older_than, model_path):
     """Drop rare or stale tokens from a model, and say how many.
 
@@ -177,17 +157,11 @@ def prune(min_count, older_than, model_path):
 
 @click.command()
 @model_option
-
-
 @click.option("--top", "top_n", type=click.IntRange(0), default=20, show_default=True,
               help="How many spam and ham keywords to list.")
-
-
 @click.option("--word", "words", multiple=True,
               help="Look up a token (repeatable), e.g. --word free --word subject:发票.")
 @format_option(["text", "json", "tsv"], "text for people; json or tsv for scripts.")
-
-
 def inspect(model_path, top_n, words, fmt):
     """Show what a model learned: summary and strongest keywords.
 

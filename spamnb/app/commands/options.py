@@ -9,6 +9,7 @@ import click
 
 from ...errors import OptionError
 from ...model.options import EVENT_MODELS, NORMALIZE, TrainOptions
+from ..optiontable import EXIT_CODE, FORMAT, HAM, JOBS, MAX_SECONDS, MODEL, QUIET, SERVER, SPAM, TIMEOUT, Option
 from ..paths import default_model_path, make_data_home_folder
 
 
@@ -90,9 +91,17 @@ class HeaderSpec(click.ParamType):
 MAX_SIZE_LIMIT = 1 << 30
 
 
-model_option = click.option(
-    "--model", "-m", "model_path", type=click.Path(dir_okay=False), default=None,
-    help="Model file.  Default: $SPAMNB_MODEL, else ~/.local/share/spamnb/model.spamnb.")
+def declared(option: Option, help: str | None = None, **settings):
+    """The click option of one of optiontable's declarations."""
+    if option.kind == "flag":
+        return click.option(*option.flags, option.dest, is_flag=True, help=help, **settings)
+    kinds = {"file": click.Path(dir_okay=False), "path": click.Path(), "choice": click.Choice(option.choices),
+             "count": click.IntRange(1), "seconds": FloatRange(0, MAX_SECONDS)}
+    return click.option(*option.flags, option.dest, type=kinds[option.kind], default=option.default,
+                        multiple=option.multiple, metavar=option.metavar, help=help, **settings)
+
+
+model_option = declared(MODEL, "Model file.  Default: $SPAMNB_MODEL, else ~/.local/share/spamnb/model.spamnb.")
 
 
 def model_path_or_default(value: str | None, writes: bool = False) -> str:
@@ -105,25 +114,14 @@ def model_path_or_default(value: str | None, writes: bool = False) -> str:
 
 
 def timeout_option(what: str):
-    return click.option(
-        "--timeout", type=FloatRange(0, 1e9), default=10.0, show_default=True, metavar="SECONDS",
-        help=f"Deadline for scoring one message; past it {what}.  0: none.")
+    return declared(TIMEOUT, f"Deadline for scoring one message; past it {what}.  0: none.", show_default=True)
 
 
 def cutoffs_given(stored, spam_cutoff, ham_cutoff):
-    """`stored` cutoffs with any given on the command line (or in settings) in
-    their place.  One given alone moves the other only as far as it must: a
-    spam cutoff under the stored ham cutoff takes the ham cutoff down with it."""
-    from ...model.scoring import Cutoffs
-
-    spam = stored.spam if spam_cutoff is None else spam_cutoff
-    ham = stored.ham if ham_cutoff is None else ham_cutoff
-    if ham_cutoff is None:
-        ham = min(ham, spam)
-    elif spam_cutoff is None:
-        spam = max(spam, ham)
+    """`stored` cutoffs with any given on the command line (or in settings)
+    in their place (scoring.Cutoffs.with_given)."""
     try:
-        return Cutoffs(spam=spam, ham=ham)
+        return stored.with_given(spam_cutoff, ham_cutoff)
     except ValueError as error:
         raise OptionError(str(error)) from None
 
@@ -158,8 +156,7 @@ def stacked(*options):
 
 def label_options(spam_help: str, ham_help: str):
     """--spam and --ham: labelled mail sources, each repeatable."""
-    return stacked(click.option("--spam", "spam_paths", multiple=True, type=click.Path(), help=spam_help),
-                   click.option("--ham", "ham_paths", multiple=True, type=click.Path(), help=ham_help))
+    return stacked(declared(SPAM, spam_help), declared(HAM, ham_help))
 
 
 def cutoff_options(spam_help: str, ham_help: str):
@@ -169,7 +166,7 @@ def cutoff_options(spam_help: str, ham_help: str):
 
 
 def jobs_option(help: str):
-    return click.option("-j", "--jobs", type=click.IntRange(1), default=None, help=f"{help}  [default: every core]")
+    return declared(JOBS, f"{help}  [default: every core]")
 
 
 def max_size_option(help: str):
@@ -178,11 +175,19 @@ def max_size_option(help: str):
 
 
 def exit_code_option(help: str):
-    return click.option("--exit-code", is_flag=True, help=help)
+    return declared(EXIT_CODE, help)
 
 
 def quiet_option(help: str):
-    return click.option("--quiet", "-q", is_flag=True, help=help)
+    return declared(QUIET, help)
+
+
+def server_option(help: str):
+    return declared(SERVER, help)
+
+
+def score_format_option(help: str):
+    return declared(FORMAT, help, show_default=True)
 
 
 def format_option(choices: list[str], help: str | None = None):

@@ -9,35 +9,23 @@ from .options import model_option, model_path_or_default, timeout_option
 
 
 @click.command()
-
-
 @click.option("--socket", "socket_path", type=click.Path(dir_okay=False), default=None,
               help="Where to listen.  Default: $XDG_RUNTIME_DIR/spamnb/serve.sock, else "
                    "/tmp/spamnb-UID/serve.sock.")
 @model_option
-
-
 @click.option("--spamd", "spamd_address", metavar="ADDRESS", default=None,
               help="Also speak SpamAssassin's spamd protocol (spamc, Exim's `spam =`, spamass-milter) "
                    "on ADDRESS: a socket path, or [HOST:]PORT for TCP (127.0.0.1 unless HOST is given).")
-
-
 @click.option("--spamd-allow", "spamd_allow", metavar="NETWORK", multiple=True,
               help="Clients allowed on the spamd TCP port (repeatable, e.g. 192.0.2.0/24).  "
                    "[default: loopback only]")
-
-
 @click.option("--spamd-learn", is_flag=True,
               help="Let spamd clients teach the model (`spamc -L spam|ham|forget`, TELL).")
-
-
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Processes that score messages side by side; more are started while all are busy, "
                    "up to twice as many.  [default: one per core, at least 2]")
 @timeout_option("the client is answered unsure (with the reason) and the server goes on serving; "
                 "a worker that overruns it by a second is killed and replaced")
-
-
 def serve(socket_path, model_path, spamd_address, spamd_allow, spamd_learn, workers, timeout):
     """Keep the model loaded and score mail sent by `classify --server`.
 

@@ -10,8 +10,6 @@ from .options import (cutoff_options, cutoffs_given, jobs_option, keep_what_was_
 
 
 @click.command()
-
-
 @click.argument("source", required=False, type=click.Path())
 @label_options("A spam source: mail folder, Maildir, mbox or message file (repeatable).",
                "A ham (good mail) source, like --spam (repeatable).")
@@ -25,19 +23,13 @@ from .options import (cutoff_options, cutoffs_given, jobs_option, keep_what_was_
                 "at least 0.25 below the spam cutoff.")
 @jobs_option("Worker processes that decode and count mail.")
 @replace_option
-
-
 @click.option("--scheduler", metavar="ADDRESS",
               help="Count on a Dask cluster instead (tcp://HOST:PORT of its scheduler; needs "
                    "spamnb[dask] here and on the workers).  The model is the same as a local run's.")
-
-
 @click.option("--memory-budget", type=click.IntRange(1), default=16, show_default=True, metavar="MB",
               help="Megabytes of counts held in memory while training; past it, sorted runs spill to a "
                    "folder beside the model.  Changes the memory used, never the model.")
 @quiet_option("No progress bar or summary.")
-
-
 def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinson, normalize, top_k,
           chunk, min_df, max_features, min_strength, retrain_margin, fold_variants, bigrams, headers_spec,
           stopwords_file, no_stopwords, keywords_file,
