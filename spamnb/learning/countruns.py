@@ -147,7 +147,7 @@ def concatenate(runs: list[Run]) -> Run:
 def merged_in_core(runs: list[Run]) -> Run | None:
     """combine's result, from runs that are each sorted (every run a batch
     or a merge makes), merged k ways in the core: each entry read once,
-    where sorting them end to end took a second or two of a spamassassin
+    where sorting them end to end costs a second or two of a spamassassin
     training.  None when a run is not sorted."""
     if not runs:
         return None
