@@ -26,7 +26,8 @@ use super::sorted_lines::SortedLines;
 
 // Spam repeats itself: 61 % of ccert_zh's Han text is in runs seen before.
 // Remembering the last 16,384 runs catches 55 % (4,096: 45 %, 65,536: 61 %),
-// so in bulk over half of the runs are not segmented again.  Runs over 64 characters (0.4 % of the text) are not kept, so hostile
+// so in bulk over half of the runs are not segmented again.  Runs over 64
+// characters (0.4 % of the text) are not kept, so hostile
 // mail cannot fill the cache with megabyte strings.
 pub const CACHED_RUN_LENGTH: usize = 64;
 pub const RUN_CACHE_SIZE: usize = 16384;
