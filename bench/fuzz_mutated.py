@@ -1,4 +1,4 @@
-"""Fuzzing the scoring path with mutated real mail (issue 17).
+"""Fuzzing the scoring path with mutated real mail: no input may crash or stall it.
 
 Every message of the shared corpora (spamassassin, trec06p, ccert_zh) is
 mutated several times by seeded mutators that do to MIME what attackers and

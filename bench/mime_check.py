@@ -48,8 +48,8 @@ EMAIL_PACKAGE_REVISION = "0e99c8c"
 
 
 def message_source(rev: str) -> tuple[str, bytes]:
-    """The decoder's source at `rev`: spamnb/mail/message.py since the layout
-    of issue 15, spamnb/message.py before it."""
+    """The decoder's source at `rev`: spamnb/mail/message.py since the layers
+    were made packages, spamnb/message.py before."""
     for path in ("spamnb/mail/message.py", "spamnb/message.py"):
         shown = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, capture_output=True)
         if shown.returncode == 0:

@@ -1,4 +1,4 @@
-"""The TREC online protocol through the command line, timed (issue 13, point 4).
+"""The TREC online protocol through the command line, timed: what a mail server's per-message `classify` and `learn` cost.
 
 TREC immediate feedback from an empty model, as bench/compare.py's online
 rows run it: each message of the stream in order is scored, then learned

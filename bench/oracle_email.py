@@ -1,5 +1,5 @@
 """Hold spamnb's MIME reading to a third-party oracle: the standard library's
-`email` package with policy.default (issue 17).
+`email` package with policy.default, so a disagreement shows a message read otherwise than a mail client would.
 
 For each message, both readers' text parts are compared as words:
 

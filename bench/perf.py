@@ -1,6 +1,6 @@
-"""Speed, memory and size of spamnb against bogofilter and scikit-learn (issue 4).
+"""Speed, memory and size of spamnb against bogofilter and scikit-learn.
 
-One run measures every speed target (issues 4 and 28) on this machine, with the peers
+One run measures every speed target (BENCHMARKS.md, "Speed, memory and size") on this machine, with the peers
 run in the same run, so that the ratios hold whatever the machine:
 
   cold-en      cold `spamnb classify --model M MSG` (fresh process), English
@@ -614,7 +614,7 @@ def measure_model_size(bench: Bench) -> list[Result]:
 
 def measure_cold(bench: Bench, name: str) -> list[Result]:
     """Cold classify of the median-size test message of corpus `name`; every
-    tool's model is trained on spamassassin, as issue 4 sets the target."""
+    tool's model is trained on spamassassin, as the speed target is set."""
     language = {"spamassassin": "English", "ccert_zh": "Chinese"}[name]
     message = real_corpus(bench, name).cold_message()
     corpus = real_corpus(bench, "spamassassin")

@@ -1,7 +1,7 @@
 """ccert_zh disguised as a spammer would disguise it (火星文), scored beside the
 plain mail: does a rewritten message score like its original?
 
-Protocol (issue 11, "Variant characters that score like plain text"):
+Protocol (variant characters must score like plain text):
 
 - train on the first 70 % of each class of ccert_zh (index order,
   bench/corpora.py's split), plain, content headers only (Subject, From, To,

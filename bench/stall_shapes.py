@@ -1,4 +1,4 @@
-"""Messages built to be slow, at full size, scored through the real CLI (issue 12).
+"""Messages built to be slow, at full size, scored through the real CLI: each must stay within the limits on time and memory.
 
     python bench/stall_shapes.py DIR                 # write the messages to DIR
     python bench/stall_shapes.py DIR --run MODEL     # and time `spamnb classify` on each
@@ -62,7 +62,7 @@ SHAPES = {
         lambda: b"Content-Type: multipart/mixed; boundary=b\n\n" + b"--b\n" * 2_000_000 + b"\nbody\n--b--\n",
     "undeclared GB2312, 10 MB": lambda: b"Subject: x\n\n" + "正规发票，".encode("gb2312") * 1_000_000,
     "3.3 M two-letter words (bigrams)": lambda: b"Subject: x\n\n" + b"ab " * 3_300_000,
-    # Added near the limits (2 s, 500 MB): found by a new user's review.
+    # Shapes near the limits (2 s, 500 MB).
     "HTML: a start tag of 1 M attributes, 2 MB": lambda: HTML + b"<a" + b" b" * 1_000_000 + b">",
     "HTML: a closed start tag of 950 k attributes and a link":
         lambda: HTML + b"<a" + b" b" * 950_000 + b" href=http://offers.example/>text",

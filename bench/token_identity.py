@@ -47,7 +47,7 @@ def messages(limit: int | None):
     """(origin, bytes) of every message, in a fixed order."""
     try:
         from spamnb.mail.sources import read_messages
-    except ImportError:  # a revision before the layout of issue 15
+    except ImportError:  # a revision from before the layers were made packages
         from spamnb.sources import read_messages
 
     corpora = ROOT.parent / "shared" / "corpora"
@@ -71,7 +71,7 @@ def messages(limit: int | None):
 def api(source: str | Path) -> str:
     """Which tokenizer API the spamnb under `source` has: "decoded" (before
     the port: decode_message, then message_tokens of the decoded message,
-    in spamnb/mail/ or, before issue 15's layout, spamnb/), or "raw" (after
+    in spamnb/mail/ or, before the layers were made packages, spamnb/), or "raw" (after
     it: message_tokens of the raw bytes, decoding in the core)."""
     package = Path(source) / "spamnb"
     if (package / "mail" / "message.py").exists():
@@ -92,7 +92,7 @@ def dump(source: str, limit: int | None, full: bool, only: str | None) -> None:
     if kind == "decoded":
         from spamnb.mail.message import decode_message
         from spamnb.text.tokens import HEADER_PRESETS, TokenizerOptions, message_tokens
-    elif kind == "decoded-flat":  # a revision before the layout of issue 15
+    elif kind == "decoded-flat":  # a revision from before the layers were made packages
         from spamnb.message import decode_message  # type: ignore[no-redef]
         from spamnb.tokens import HEADER_PRESETS, TokenizerOptions, message_tokens  # type: ignore[no-redef]
     else:

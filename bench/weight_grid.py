@@ -6,7 +6,7 @@ nonzero weight, divided by n^γ: what calibration maps monotonically) as
 sparse matrix products over tokens computed once with the default
 tokenizer, so a weight formula costs seconds.  Its baseline equals
 choose_defaults' 1-ROCA on every protocol (0.003 / 0.029 / 0.034 / 12.057 /
-8.838 on 2026-11-25); a formula that wins here is then confirmed there.
+8.838 when last compared); a formula that wins here is then confirmed there.
 
     .venv/bin/python bench/weight_grid.py [--jobs 2]
 

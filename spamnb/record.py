@@ -1,11 +1,11 @@
 """Record: the little of @dataclass that the scoring path uses.
 
-`dataclasses` imports `inspect` (and with it ast, dis and tokenize): 46
-million instructions, 11 ms of a fresh process's start (callgrind), for
-classes that only need an __init__, equality and a repr.  A subclass lists
-its fields in __slots__ (annotations document their types), defaults in
-`_defaults`, default factories in `_factories`, validation in `_check`, and
-sets `_frozen` for an immutable, hashable value.
+`dataclasses` imports `inspect` (and with it ast, dis and tokenize): 11 ms
+of a fresh process's start, for classes that only need an __init__,
+equality and a repr.  A subclass lists its fields in __slots__ (annotations
+document their types), defaults in `_defaults`, default factories in
+`_factories`, validation in `_check`, and sets `_frozen` for an immutable,
+hashable value.
 """
 
 from __future__ import annotations

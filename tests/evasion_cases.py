@@ -1,4 +1,4 @@
-"""Evasion pairs (issue 17): a control message and the same message attacked
+"""Evasion pairs: a control message and the same message attacked
 by one malformation, each built here in code from the invented texts below
 (no copied mail).  A mail client shows the attacked message as it shows the
 control, so spamnb must score the two alike: tests/mail/test_evasion.py holds

@@ -187,8 +187,8 @@ fn json_nested_deeper_than(text: &[u8], limit: usize) -> bool {
 /// crc32(data, value=0) -> int: zlib.crc32 of a buffer of bytes (bytes, a
 /// memoryview of the mapped model), by crc32fast: with the CPU's carry-less
 /// multiply, several times faster than the system zlib's tables (checking the
-/// 2.5 MB of a spamassassin model's occurrence counts was 10 of a fresh
-/// `learn`'s 90 million instructions).
+/// 2.5 MB of a spamassassin model's occurrence counts by them is about a
+/// tenth of a fresh `learn`'s start).
 #[pyfunction]
 #[pyo3(signature = (data, value = 0))]
 fn crc32(py: Python<'_>, data: &Bound<'_, PyAny>, value: u32) -> PyResult<u32> {

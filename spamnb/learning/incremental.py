@@ -52,13 +52,13 @@ class _Warm:
 
     - `base`: its WeightTable, so each block is checked once, not at every
       learn.  That check (a CRC and the key order of each 512-key block a
-      message's tokens fall in) was most of a served learn's CPU: 27 of its
-      66 ms on a 7 MB model (cProfile, BENCHMARKS.md "Online through the
-      command line").
+      message's tokens fall in), made at every learn, would be a large part of
+      a served learn's CPU (BENCHMARKS.md "Online through the command
+      line").
     - `seen`, `state`: the journal bytes read and their JournalState, so the
       next learn reads only the records appended since and looks tokens up
-      in sums added up once (the journal was read and searched afresh at
-      every learn: 17 % of a worker's CPU, py-spy)."""
+      in sums added up once, instead of reading and searching the whole
+      journal afresh at every learn."""
 
     __slots__ = ("identity", "base", "seen", "state")
 

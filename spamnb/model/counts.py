@@ -72,7 +72,7 @@ class TokenCounts:
         vocabulary = self.vocabulary
         # dict.update and map run in C: merging a worker's batch of 50,000
         # distinct tokens costs milliseconds, where appending one id at a time
-        # took a third of a second per batch.
+        # takes a third of a second per batch.
         new = [t for t in tokens if t not in vocabulary]
         if new:
             vocabulary.update(zip(new, range(len(self.tokens), len(self.tokens) + len(new))))

@@ -118,7 +118,7 @@ def time_blocks(labels: list[int], blocks: int = 5) -> np.ndarray:
 # 0.000 % of the ham lost, 94.6 / 96.2 % of the spam flagged; on blocks 2-4,
 # 0.019 / 0.000 % and 94.3 / 97.6 %: a model of a fifth of the mail is
 # weaker than the one calibration serves.  Blocks scored by all the other
-# mail, later blocks included (the rule before), lost 0.29 % at 5,000: they
+# mail, later blocks included, lost 0.29 % at 5,000: they
 # never see what drift does.
 FIRST_SCORED_BLOCK = 2
 

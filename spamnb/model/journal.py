@@ -63,8 +63,8 @@ COUNTS = Struct("<IIII")
 
 
 # Numbers as bytes by struct and memoryview, not the array module: importing
-# array imports collections (to register array as a MutableSequence), 8 of a
-# fresh `learn`'s 73 million instructions.
+# array imports collections (to register array as a MutableSequence), about
+# a tenth of a fresh `learn`'s start.
 _LITTLE_ENDIAN = sys.byteorder == "little"
 
 
@@ -162,8 +162,9 @@ def _whole(value, low: int, high: int) -> bool:
 
 def _check_header(header: dict) -> None:
     """What JournalState.apply and scoring add up: whole numbers of sane size,
-    finite scores, known labels (issue 17: a record whose checksum is right
-    may still have been written by someone else than `learn`)."""
+    finite scores, known labels (a record whose checksum is right may still
+    have been written by someone else than `learn`, so its values are not
+    trusted)."""
     for key, bound in (("messages", 2**40), ("totals", 2**50)):
         pair = header.get(key)
         if not (isinstance(pair, list) and len(pair) == 2 and all(_whole(v, -bound, bound) for v in pair)):
@@ -458,11 +459,11 @@ class JournalState:
         records and per-key sums without writing to them.  The sums are added
         up once, here, and kept up by extend: a long-lived learner (serve's
         workers) then looks a message's tokens up in one dict instead of
-        bisecting every record at every learn (14 % of a worker's CPU before,
-        py-spy, BENCHMARKS.md "Online through the command line").  But not
+        bisecting every record at every learn, a search that grows with the
+        journal (BENCHMARKS.md "Online through the command line").  But not
         for the `first` learn from this state (all a fresh `learn` process
         makes): its sums are worked out for its own tokens only, as _Changes
-        does (adding up a journal of 20 records was 1.5 ms of a fresh learn)."""
+        does (adding up a journal of 20 records costs a fresh learn 1.5 ms)."""
         copy = JournalState()
         copy._records, copy._pairs = list(self._records), list(self._pairs)
         copy.changes = _Changes(copy._pairs)

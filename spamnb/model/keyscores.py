@@ -34,7 +34,7 @@ class KeyColumns:
 
 def unique_keys(keys: np.ndarray) -> np.ndarray:
     """The distinct keys of an array, sorted: np.unique by sorting (its hash
-    table took 1.25 s for 3.3 million token keys a sort does in 0.10 s)."""
+    table takes over ten times as long as a sort on token keys)."""
     ordered = np.sort(np.asarray(keys, dtype=np.uint64))
     if len(ordered) == 0:
         return ordered
@@ -44,7 +44,7 @@ def unique_keys(keys: np.ndarray) -> np.ndarray:
 def key_positions(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """np.searchsorted(sorted_keys, keys) for token keys, in the core through
     an index of their leading bits (keys are evenly spread digests): 2
-    million keys among 1 million in 0.2-0.3 s where numpy took 1.6-1.8 s."""
+    million keys among 1 million in a sixth of numpy's time."""
     out = np.empty(len(keys), dtype=np.uint64)
     _key_positions(np.ascontiguousarray(sorted_keys, dtype=np.uint64), np.ascontiguousarray(keys, dtype=np.uint64),
                    out)

@@ -243,10 +243,10 @@ class Model(Scorer):
         arrays, giving the model a full retrain on the same messages would: at
         load, and so in what `learn` does every COMPACT_BYTES of journal
         (incremental.compact).  The tokens' text stays bytes: decoding every
-        token into a Python string and back cost a compaction 2.9 of its 3.9 s
-        CPU on a 25 MB model (860,000 tokens; cProfile, BENCHMARKS.md "Online
-        through the command line"); here the changed tokens are added in place
-        and the new ones inserted at their key's place, O(vocabulary) in numpy."""
+        token into a Python string and back would be most of a compaction's
+        CPU (BENCHMARKS.md "Online through the command line"); here the
+        changed tokens are added in place and the new ones inserted at their
+        key's place, O(vocabulary) in numpy."""
         s = self._sections
         assert s is not None  # loaded
         base_keys = s["keys"].astype(np.uint64)

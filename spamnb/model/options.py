@@ -102,7 +102,7 @@ class TrainOptions(Record):
     # peer, 2 stays.  Lower values rank better across servers and years
     # (sa->trec 8.6 with 1, 12.2 with 2 inside the training parts), where
     # every tool is poor.
-    # Re-decided again (2026-11-25) with the near errors counted twice
+    # Re-decided again with the near errors counted twice
     # (retrain_margin 3, below), against the peers measured on the same
     # protocols inside the training parts (bogofilter 0.006 / – / 0.050 /
     # 10.33 / 11.96, CRM114 by bench/peers_inside.py – / 0.028 / 0.170 / – / –;

@@ -333,7 +333,7 @@ def test_a_fifo_at_the_model_path_is_not_opened(tmp_path, sample_model):
 
 
 def test_a_client_that_takes_no_replies_is_closed_and_others_are_served(daemon_factory, tmp_path):
-    # Found by review: such a client kept its slot and its replies for ever.
+    # Such a client must not keep its slot and its replies for ever.
     spamd_path = tmp_path / "spamd" / "spamd.sock"
     spamd_path.parent.mkdir(mode=0o700)
     daemon = daemon_factory("--spamd", spamd_path, limits={"READ_SECONDS": 1.0, "MAX_CONNECTIONS": 3})
@@ -349,7 +349,7 @@ def test_a_client_that_takes_no_replies_is_closed_and_others_are_served(daemon_f
 
 
 def test_the_last_slot_is_not_emptied_when_nobody_waits(daemon_factory):
-    # Found by review: reaching the cap closed the idlest connection at once.
+    # Reaching the cap must not close the idlest connection at once.
     daemon = daemon_factory(limits={"MAX_CONNECTIONS": 3})
     idle = [connect(daemon.socket, timeout=0.5) for _ in range(3)]
     time.sleep(0.5)

@@ -1,4 +1,4 @@
-"""`spamnb filter` always delivers (issue 17): exit 0 with the message plus one
+"""`spamnb filter` always delivers: exit 0 with the message plus one
 header, or exit 75 with the message byte for byte unchanged, whatever fails;
 the header lands where every parser sees it, whatever the line ends; input of
 any size streams through in bounded memory.
@@ -126,7 +126,7 @@ def test_a_reader_that_goes_away_is_exit_75(sample_model):
 
 # -- input beyond the read cap: streamed through, memory bounded ----------------------
 
-MEMORY_LIMIT = 128 * 1024 * 1024  # the message held whole (before issue 17) needed over 150 MB
+MEMORY_LIMIT = 128 * 1024 * 1024  # a filter that held the message whole would need over 150 MB
 
 
 def _stream_through(args, chunks, limit=MEMORY_LIMIT, keep=1 << 20):

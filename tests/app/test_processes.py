@@ -1,4 +1,4 @@
-"""Worker pools end with their parent (issue 17): `spamnb classify DIR | head
+"""Worker pools end with their parent: `spamnb classify DIR | head
 -1` (SIGPIPE), a SIGTERM, or the parent killed outright (a crash) leave no
 worker process running.  Real processes; children are found in /proc."""
 

@@ -1,4 +1,4 @@
-"""Commands a user can trust (issue 18), each through the real command line:
+"""Commands a user can trust, each through the real command line:
 nothing taught is lost without asking, errors name their cause, explanations
 add up, inspect says why a token weighs nothing, filter's header is never
 evidence, exports are canonical, long work shows its phases, ROC plots read."""

@@ -1,4 +1,4 @@
-"""What a cron job over a honeypot Maildir needs from `learn` (issue 14):
+"""What a cron job over a honeypot Maildir needs from `learn`:
 only what is new (--since-stamp), a bounded wait for the lock (--lock-wait)."""
 
 import os

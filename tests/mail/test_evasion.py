@@ -1,4 +1,4 @@
-"""Evasion pairs (issue 17): one malformed header or line must not change
+"""Evasion pairs: one malformed header or line must not change
 what spamnb reads of a message, when a mail client still shows it the same.
 
 Each case of evasion_cases.py builds a control message and the same message

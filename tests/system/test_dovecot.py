@@ -1,4 +1,4 @@
-"""Learn on move (issue 14): the Dovecot IMAPSieve recipe in spamnb/data/dovecot,
+"""Learn on move: the Dovecot IMAPSieve recipe in spamnb/data/dovecot,
 run by a real Dovecot imap process: copying a message into Junk learns it as
 spam, copying it out of Junk relabels it ham.
 

@@ -1,5 +1,5 @@
-"""The reading rules of the evasion work (issue 17, tests/mail/test_evasion.py)
-stay linear in their input: issue 12's scaling check (test_scaling.py) on the
+"""The reading rules that keep evasion pairs alike (tests/mail/test_evasion.py)
+stay linear in their input: the scaling check of test_scaling.py on the
 shapes those rules read."""
 
 import pytest

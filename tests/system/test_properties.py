@@ -108,7 +108,7 @@ def test_score_is_always_a_probability(raw):
 
 
 # -- time per byte -------------------------------------------------------------
-# A search for inputs that cost the most time per byte (issue 12): a short
+# A search for inputs that cost the most time per byte: a short
 # unit built of the pieces that made some stage quadratic or slow, repeated
 # to tens or hundreds of kilobytes and put where a parser reads it (a plain
 # or HTML body, the Subject, an address field, a Content-Type's parameters,

@@ -1,4 +1,4 @@
-"""Every stage of decoding and tokenizing is linear in its input (issue 12).
+"""Every stage of decoding and tokenizing is linear in its input.
 
 For each stage and each input shape known to have made it quadratic (or
 found by reading its loops and patterns), time an input of size n/2 and

@@ -1,4 +1,4 @@
-"""Every file is checked before it is trusted (issue 17): the model, the
+"""Every file is checked before it is trusted: the model, the
 settings, inputs and stdin are what they should be, checked without
 blocking; a model is refused ("not usable, retrain", exit 3) rather than
 scored wrong or answered with exit 70; settings are type-checked and an

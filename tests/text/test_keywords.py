@@ -1,4 +1,4 @@
-"""Hand-made keyword lists (`--keywords FILE`, issue 14): only the listed tokens weigh."""
+"""Hand-made keyword lists (`--keywords FILE`): only the listed tokens weigh."""
 
 import numpy as np
 

@@ -19,14 +19,14 @@ use super::mime::{self, Entity};
 pub const MAX_PARTS: usize = 500;
 pub const MAX_DEPTH: usize = 50;
 // Decoded text read per message, all parts together (characters).  The cost
-// of a message is then bounded whatever it holds: a 4.4 MB Chinese body took
-// 8.4 s and 1 GB in the Python before this cap, 2.8 s and 350 MB after.
+// of a message is then bounded whatever it holds: a body of megabytes is read
+// no further than a message's worth of text.
 // Real mail is far below it: the largest decoded text in both shared
 // corpora is 195,000 characters.
 pub const MAX_TEXT_CHARS: usize = 500_000;
 // Raw bytes of the top-level header fields the tokenizer reads, all together.
-// Decoding them costs time per byte (an address list of 2 million addresses
-// took 15 s in the Python); the most in one message of the shared corpora is
+// Decoding them costs time per byte, so an address list of millions of
+// addresses would cost seconds; the most in one message of the shared corpora is
 // 14,922 bytes.  A field past the bound is cut there and the fields after it
 // are not read, and the message says so (`cut`), which the tokenizer turns
 // into a token: never a silent drop.
@@ -298,8 +298,8 @@ pub fn decode_header_value(value: &[u8]) -> String {
     }
     // Adjacent encoded words of one charset are joined as bytes before
     // decoding: senders split a multi-byte character across two words.
-    // (Each piece gathers its bytes once: adding bytes to bytes made a
-    // Subject of 200,000 encoded words take 11 s in the Python.)
+    // (Each piece gathers its bytes once: adding bytes to bytes is quadratic
+    // in the number of encoded words a Subject holds.)
     let mut pieces: Vec<(Option<String>, Vec<u8>)> = Vec::new();
     let mut position = 0usize;
     let mut search = 0usize;

@@ -5,8 +5,8 @@
 //! bucket of leading bits per key, a key's bucket holds one or two keys: a
 //! lookup is a read of the index and one of the keys, where a binary search
 //! over a million keys takes twenty cache misses (calibration looks up
-//! millions: 1.1-1.3 s for 2 million by numpy.searchsorted on the loaded
-//! machine).  Keys bunched in one bucket still cost O(log n) each.
+//! millions: over a second for 2 million by numpy.searchsorted).  Keys
+//! bunched in one bucket still cost O(log n) each.
 
 /// Leading bits indexed at most: 2^22 buckets (16 MiB of index) serve four
 /// million keys at one a bucket.

@@ -25,9 +25,9 @@ use jieba_rs::Jieba;
 use super::sorted_lines::SortedLines;
 
 // Spam repeats itself: 61 % of ccert_zh's Han text is in runs seen before.
-// Remembering the last 16,384 runs catches 55 % (4,096: 45 %, 65,536: 61 %)
-// and took bulk segmentation in the Python from ~1,150 to ~2,200 msg/s of
-// CPU.  Runs over 64 characters (0.4 % of the text) are not kept, so hostile
+// Remembering the last 16,384 runs catches 55 % (4,096: 45 %, 65,536: 61 %),
+// so in bulk over half of the runs are not segmented again.  Runs over 64
+// characters (0.4 % of the text) are not kept, so hostile
 // mail cannot fill the cache with megabyte strings.
 pub const CACHED_RUN_LENGTH: usize = 64;
 pub const RUN_CACHE_SIZE: usize = 16384;
@@ -49,8 +49,8 @@ const FILLER: &str = "\u{0}";
 ///
 /// jieba's time on one run grows with the square of its longest stretch of
 /// characters that are not dictionary words (its HMM copies the best path so
-/// far at every character): in the Python, 发 repeated 10,000 times took
-/// 0.5 s, 80,000 times 39 s.  So a run over MAX_RUN characters is cut into
+/// far at every character): 发 repeated eight times as often takes some
+/// seventy times as long.  So a run over MAX_RUN characters is cut into
 /// pieces of PIECE characters, each segmented alone (and remembered, as
 /// short runs are): every character is still segmented, at a bounded cost
 /// each, and a word that straddles a cut comes out as two.  The longest run
@@ -118,7 +118,7 @@ struct State {
     /// Pairs met once, with only the words of theirs that started where
     /// they were met loaded (their lines' starts): a message holds a tenth
     /// of the words under its pairs (93 of 998 in ccert_zh's median test
-    /// message), and adding the rest cost its cold classify 0.5 ms.  A pair
+    /// message), and adding the rest would cost its cold classify 0.5 ms.  A pair
     /// met again has all its words loaded, so a process that segments in
     /// bulk searches each pair at most twice.
     met_once: HashMap<(char, char), Vec<usize>>,
@@ -213,8 +213,8 @@ impl State {
 }
 
 /// The compiled-in dictionary, searched where it lies (no index of its
-/// lines is built: a scan of its 4 MB for them was 1.5 ms of a process's
-/// first Chinese message), through the index of its first characters
+/// lines is built: a scan of its 4 MB for them would be 1.5 ms of a
+/// process's first Chinese message), through the index of its first characters
 /// build.rs makes (build_tables/jieba_index.rs).
 struct Dictionary {
     lines: SortedLines,

@@ -8,8 +8,8 @@ use super::scan::{blank_line_search, eol_len, is_blank, skip_to_eol, slice};
 pub type Fields = Vec<(String, Vec<u8>)>;
 
 // Fields read one by one per header block: the most in one message of the
-// shared corpora is 125, and each cost about a microsecond of Python (3
-// million empty fields took 3.6 s to read, 7.5 s to decode).  The rest of a
+// shared corpora is 125, and each costs time to read and decode, so millions
+// of empty fields would cost seconds.  The rest of a
 // longer block is skipped up to its first blank line, and a last field
 // named "" (CUT_FIELD) says so: the message's decoder reports it as a token.
 pub const MAX_FIELDS: usize = 2000;
