@@ -142,8 +142,8 @@ def is_filter(args: list[str]) -> bool:
 
 def _exit(status: int) -> None:
     """End the process at once, output flushed: the interpreter's teardown
-    (freeing every module, a last collection) is 12 of a cold classify's
-    ~180 million instructions, and nothing of the fast path needs it: files
+    (freeing every module, a last collection) is about a fifteenth of a cold
+    classify's work, and nothing of the fast path needs it: files
     written are closed and fsynced, worker pools shut down, the lock goes
     with the process.  Output that cannot be flushed (a full disk, a closed
     pipe) is left to the normal exit, which reports it as it always did."""
@@ -170,8 +170,8 @@ def _started() -> None:
     garbage from here on, the objects made so far frozen (left out of every
     collection; they live as long as the process).  main turns the collector
     off in a process of its own: the collections the imports set off scanned
-    the same module objects again and again (4 of a fresh `learn`'s 66
-    million instructions)."""
+    the same module objects again and again (about a sixteenth of a fresh
+    `learn`)."""
     global _collector_off
     if _collector_off:
         _collector_off = False

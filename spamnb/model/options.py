@@ -68,9 +68,9 @@ class TrainOptions(Record):
     # Give no weight to tokens seen in fewer training messages than this.
     min_df: int
     # Keep only this many tokens, by information gain (0: all).
-    # Measured against the then defaults (α 0.1, mean, no bigrams; 5-fold CV
-    # inside the training part, 1-ROCA % spamassassin / ccert_zh: 0.096 /
-    # 0.007), none of the options above helped, so all are off: chunk 300
+    # None of the options above helped, so all are off (5-fold CV inside the
+    # training part, 1-ROCA % spamassassin / ccert_zh, against 0.096 / 0.007
+    # without them with α 0.1, mean and no bigrams): chunk 300
     # 0.144 / 0.020, min-df 2 0.124 / 0.009, max-features 20,000 0.118 /
     # 0.008, Robinson 0.3 0.102 / 0.008, top-k 30 (α 0.5) 0.143 / 0.007.
     max_features: int
@@ -78,45 +78,16 @@ class TrainOptions(Record):
     # The mean-normalised score is a mean over the tokens a message holds, and
     # the many tokens that say little (|λ| < 2: a likelihood ratio under 7.4)
     # pull every message toward the middle; SpamBayes and bogofilter ignore
-    # such a middle band of token probabilities alike.  10-fold CV inside the
-    # training part, content headers, spamassassin / ccert_zh, 2 against 0:
-    # 1-ROCA % 0.046 / 0.003 against 0.067 / 0.005; spam caught at 0.1 % ham
-    # loss, pooled over the folds, 95.18 / 99.39 % against 93.14 / 99.28 %
-    # (bench/ablate.py --folds 10 --calibrated --variant baseline --variant
-    # min-strength=0).  spamassassin with all headers: 0.028 against 0.047,
-    # 94.57 against 93.44 %.
-    # Re-decided with all headers on bench/choose_defaults.py's protocols
-    # (1-ROCA % on trec06p later mail / ccert_zh later mail / spamassassin CV
-    # / sa->trec / trec->sa / trec06p online over 14,000; bogofilter on the
-    # same: 0.006 / – / 0.050 / 10.3 / 12.0 / 0.026):
-    #   2     0.003 / 0.035 / 0.034 / 12.2 / 8.9 / 0.022   worst 1.19 (sa->trec)
-    #   1.5   0.002 / 0.035 / 0.043 / 10.7 / 7.7 / 0.020   worst 1.03 (sa->trec)
-    #   1.25  0.002 / 0.038 / 0.044 / 10.9 / 7.2 / 0.019   worst 1.05 (sa->trec)
-    #   1     0.003 / 0.039 / 0.048 /  8.7 / 7.0 / 0.018   worst 0.96 (sa CV)
-    #   0.5   0.003 / 0.049 / 0.055 /  8.5 / 6.6 / 0.018   worst 1.10 (sa CV)
-    # Against bogofilter alone 1 looked best (below it everywhere).  CRM114,
-    # measured on the test parts (bench/compare.py), ranks spamassassin at
-    # 0.015 and ccert_zh at 0.020, so spamassassin is every setting's worst
-    # protocol: 2 gives 0.038 there (ratio 2.5), 1.5 0.048, 1 0.050 (3.3);
-    # ccert_zh 0.030 with 2, 0.033 with 1.  By the worst ratio to the best
-    # peer, 2 stays.  Lower values rank better across servers and years
-    # (sa->trec 8.6 with 1, 12.2 with 2 inside the training parts), where
-    # every tool is poor.
-    # Re-decided again with the near errors counted twice
-    # (retrain_margin 3, below), against the peers measured on the same
-    # protocols inside the training parts (bogofilter 0.006 / – / 0.050 /
-    # 10.33 / 11.96, CRM114 by bench/peers_inside.py – / 0.028 / 0.170 / – / –;
-    # CRM114's spamassassin folds range 0.004–0.42, so its 0.015 on the one
-    # published split is luck of the split), 1-ROCA % by bench/weight_grid.py:
+    # such a middle band of token probabilities alike.  Chosen by its worst
+    # ratio to the best peer over the protocols inside the training parts
+    # (1-ROCA % on trec06p later mail / ccert_zh later mail / spamassassin CV /
+    # sa->trec / trec->sa, near errors counted twice; bench/weight_grid.py):
     #   2     0.002 / 0.020 / 0.022 / 12.47 / 8.26   worst 1.21 (sa->trec)
     #   1.5   0.001 / 0.024 / 0.027 / 10.56 / 7.46   worst 1.02 (sa->trec)
-    #   1.375 0.002 / 0.026 / 0.031 / 10.63 / 7.34   worst 1.03 (sa->trec)
     #   1.25  0.002 / 0.027 / 0.035 /  9.62 / 7.10   worst 0.98 (ccert_zh)
     #   1     0.003 / 0.030 / 0.040 /  8.55 / 6.97   worst 1.07 (ccert_zh)
-    # so 1.25: the only setting below the best peer on every protocol.  On
-    # bench/compare.py's test parts, against the old default: trec06p 0.005
-    # (0.004), spamassassin 0.043 (0.038), ccert_zh 0.024 (0.030), sa->trec
-    # 8.61 (11.82).
+    # 1.25 is the only setting below the best peer on every protocol
+    # (BENCHMARKS.md, "Choosing the defaults on mail they were not tuned on").
     min_strength: float
     # Count the near errors of training once more (0: off).  After every
     # training message is counted once, the messages the model then scores on

@@ -18,8 +18,8 @@
 //! Numbers are "spamassassin / ccert_zh", each against the defaults of its
 //! time: most rules below were measured when the defaults scored 0.273 / 0.017
 //! (fold-to-fold standard deviation about 0.36 / 0.03, so a mean's standard
-//! error about 0.11 / 0.01: smaller differences are noise).  Today's defaults
-//! (bigrams, α 0.1, min strength 2) score 0.046 / 0.003, sd 0.052 / 0.004.
+//! error about 0.11 / 0.01: smaller differences are noise).  Defaults close
+//! to today's (bigrams, α 0.1, min strength 2) score 0.046 / 0.003, sd 0.052 / 0.004.
 //!
 //! Python's `re` rules are written as plain code over the characters (no
 //! look-around in the `regex` crate; Python's `\w`, `\d`, `\s` are not
