@@ -166,7 +166,8 @@ class LiveTable:
             raise ValueError("occurrence counts disagree with the keys")
         self._state = state
         self._options = options
-        self._keywords = options.keywords
+        # Keywords matched by key, as training's selected_tokens matches them.
+        self._keyword_keys = frozenset(token_key(word) for word in options.keywords) if options.keywords else None
         self._base_totals = [int(total) for total in meta["totals"]]
         self._base_messages = [int(count) for count in meta["messages"]]
         self._base_vocabulary = int(meta["vocabulary"])
@@ -230,7 +231,7 @@ class LiveTable:
             weight = None
         elif not self.scorable:
             weight = 0.0
-        elif self._keywords and token not in self._keywords:
+        elif self._keyword_keys is not None and self.place(token)[1] not in self._keyword_keys:
             weight = 0.0
         else:
             options = self._options

@@ -115,8 +115,8 @@ def selected_tokens(documents: np.ndarray, messages: np.ndarray, keys: np.ndarra
     over a whole vocabulary, `options.max_features` (information gain ranks every
     token, so a chunk of the vocabulary cannot apply it), then the keyword list's
     keys (keyword_keys_of) if the model has one, matched by key so the tokens'
-    text is not needed.  A journal's live weights check keywords by text
-    (scorer.LiveTable), the same list."""
+    text is not needed (a journal's live weights, scorer.LiveTable, match them
+    by key too)."""
     selected = selected_features(documents, messages, options.min_df, options.max_features if whole_vocabulary else 0)
     if keyword_keys is not None:
         selected &= np.isin(keys, keyword_keys)
