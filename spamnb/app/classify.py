@@ -12,9 +12,9 @@ from __future__ import annotations
 from ..errors import EXIT_INPUT_ERROR, InputError
 from ..record import Record
 from .render import ScoreWriter
-from ..model.scoring import LABEL_SPAM, LABEL_UNSURE, Cutoffs, Score, has_no_evidence
+from ..model.scoring import Cutoffs, Score, has_no_evidence
 from ..mail.sources import MAX_MESSAGE_BYTES, Skipped, display, read_messages
-from .verdict import is_not_mail, judge
+from .verdict import bogofilter_status, is_not_mail, judge
 from ..workers import Batches
 
 # Messages per batch sent to a worker: the pipe round trip is paid per batch.
@@ -40,7 +40,7 @@ class Outcome(Record):
     def exit_status(self, bogofilter_codes: bool) -> int:
         if bogofilter_codes and self.labels:
             # The verdict is what a mail filter acts on; problems are on stderr.
-            return 0 if LABEL_SPAM in self.labels else 2 if LABEL_UNSURE in self.labels else 1
+            return bogofilter_status(self.labels)
         return EXIT_INPUT_ERROR if self.problems or self.skipped or self.not_mail or not self.labels else 0
 
 

@@ -123,12 +123,20 @@ def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | No
     """TREC immediate feedback: score each message with what was learned
     before it, then learn it with its true label.
 
-    Scores come from the counts so far through the same formulas as the
-    model (weights of just the message's tokens), so no
-    model is rebuilt per message.  The verdict is spam when the uncalibrated
-    log-odds is positive; there is no unsure band, but for a message with
-    no evidence (scoring.MIN_EVIDENCE), at log-odds 0 and unsure, as
-    classify says it.
+    A message's raw score comes from the counts so far by the model's own
+    rule (heldout.raw_score_from_counts: formula.token_weights for just its
+    tokens, combined by scoring.ScoringRule, chunks and top-k included), so
+    no model is rebuilt per message.  There is no calibration, so the score
+    is the raw score itself, with one difference from a model's: with
+    unnormalised sums (--normalize none) it gets the prior log-odds, making
+    it naive Bayes's posterior log-odds; a mean or a square-root-scaled sum
+    is no likelihood ratio, so a prior added to it would mean nothing (a
+    trained model's calibration fits that offset instead).  The Bernoulli
+    model's absent-token terms, a sum over the whole vocabulary, are left
+    out: computing them per message would cost O(vocabulary) each time.
+    The verdict is spam when the score is positive; there is no unsure
+    band, but for a message with no evidence (scoring.MIN_EVIDENCE), at
+    log-odds 0 and unsure, as classify says it.
     """
     counts = TokenCounts()
     totals = np.zeros(2, dtype=np.int64)

@@ -27,7 +27,7 @@ import math
 import os
 import sys
 
-from ..errors import say_on_stderr
+from ..errors import EXIT_TEMPFAIL, say_on_stderr
 from ..mail.digest import STATUS_HEADER
 from ..mail.headerfield import HeaderBlockUnfinished, field_name_problem, with_status_header
 from ..model.scoring import LABEL_HAM, LABEL_SPAM, Cutoffs, Score, has_no_evidence
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 VERDICT_WORDS = {LABEL_SPAM: "Yes", LABEL_HAM: "No"}
-EXIT_TEMPFAIL = 75
 BLOCK = 1 << 16
 
 
@@ -207,7 +206,9 @@ def deliver(model_path: str, header_name: str, exit_code: bool, spam_cutoff, ham
     if score.reason and not has_no_evidence(score):  # that one is a verdict: the status field says it
         say_on_stderr(score.reason)
     if exit_code:
-        return {LABEL_SPAM: 0, LABEL_HAM: 1}.get(score.label, 2)
+        from .verdict import bogofilter_status
+
+        return bogofilter_status([score.label])
     return 0
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .._core import PanicException
 from ..mail.sources import looks_like_mail
-from ..model.scoring import LABEL_UNSURE, Score
+from ..model.scoring import LABEL_SPAM, LABEL_UNSURE, Score
 from .deadline import score_within
 
 NOT_MAIL = "not mail (no header line at its start: binary data or plain text?); not scored, marked unsure"
@@ -47,3 +47,10 @@ def core_failed(score: Score) -> bool:
 def is_not_mail(score: Score) -> bool:
     """Whether `score` is judge's answer for input that is not mail."""
     return score.reason == NOT_MAIL
+
+
+def bogofilter_status(labels) -> int:
+    """The exit status of `--exit-code`, bogofilter's convention: 0 spam,
+    1 ham, 2 unsure; over several messages, 0 if any is spam, else 2 if any
+    is unsure, else 1."""
+    return 0 if LABEL_SPAM in labels else 2 if LABEL_UNSURE in labels else 1

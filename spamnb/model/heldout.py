@@ -20,9 +20,9 @@ import numpy as np
 
 from .counts import TokenCounts
 from .labels import HAM, SPAM
-from .options import TrainOptions
+from .options import TrainOptions, presence_scoring
 from .scoring import ScoringRule
-from .weights import presence_scoring, token_weights
+from .weights import token_weights
 
 
 def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[str],

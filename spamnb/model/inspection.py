@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .labels import HAM, SPAM
-from .weights import token_weights
+from .weights import on_keyword_list, token_weights
 
 TYPE_CHECKING = False  # mypy reads this name as true
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def weight_note(model: Model, token: str, row: dict | None) -> str | None:
         return None
     if model.messages.min() <= 0:
         return "the model has not seen both spam and ham yet: every weight is 0"
-    if options.keywords and token not in options.keywords:
+    if options.keywords and not on_keyword_list(options, token):
         return "not on the keyword list (--keywords): weighs 0"
     in_messages = row["spam_messages"] + row["ham_messages"]
     if options.min_df > 1 and in_messages < options.min_df:

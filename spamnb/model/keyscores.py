@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from .heldout import each_block_held_out
-from .options import TrainOptions
+from .options import TrainOptions, presence_scoring
 from .scoring import ScoringRule
 from .._core import distinct_keys as distinct_key_counts, key_positions as _key_positions
-from .weights import presence_scoring, token_weights
+from .weights import token_weights
 
 
 class KeyColumns:

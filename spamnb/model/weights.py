@@ -15,7 +15,6 @@ from . import formula
 from .._core import token_keys
 from .counts import TokenCounts
 
-from .options import presence_scoring  # noqa: F401 (re-exported)
 
 
 @dataclass
@@ -107,6 +106,13 @@ def keyword_keys_of(options) -> np.ndarray | None:
     if not options.keywords:
         return None
     return np.unique(np.frombuffer(token_keys(list(options.keywords)), dtype="<u8").astype(np.uint64))
+
+
+def on_keyword_list(options, token: str) -> bool:
+    """Whether `token` is on the model's keyword list, matched by key as
+    training (selected_tokens) and a journal's live weights match it."""
+    keys = keyword_keys_of(options)
+    return keys is not None and bool(np.isin(np.frombuffer(token_keys([token]), dtype="<u8"), keys)[0])
 
 
 def selected_tokens(documents: np.ndarray, messages: np.ndarray, keys: np.ndarray, options,

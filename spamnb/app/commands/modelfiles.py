@@ -205,8 +205,10 @@ def inspect(model_path, top_n, words, fmt):
                 row["note"] = note  # why it weighs nothing: the rule that zeroed it
             rows.append(row)
         if model.options.keywords:
+            from ...model.weights import on_keyword_list
+
             for row in rows:
-                row["keyword"] = row["token"] in model.options.keywords
+                row["keyword"] = on_keyword_list(model.options, row["token"])
         spam_rows, ham_rows = rows, []
     else:
         spam_rows, ham_rows = model.top_tokens(top_n, spam=True), model.top_tokens(top_n, spam=False)
