@@ -1,8 +1,8 @@
 """JSON through the standard library's C codec, without the `json` package's imports.
 
 `import json` pulls in `re` and, through it, `enum` and `functools`, and
-compiles json's patterns: about 11 ms of a fresh process (BENCHMARKS.md,
-"Private CPython modules on the cold path").  The parsing and the writing themselves are C
+compiles json's patterns: 7.5 ms of a fresh scoring process, 11 ms of a
+bare one (BENCHMARKS.md, "Private CPython modules on the cold path").  The parsing and the writing themselves are C
 (`_json`, the module `json` wraps), and so are the two calls here; what
 they skip is only the Python around them.  The results are json's own:
 `loads` runs the very scanner `json.loads` runs, and `dumps` the encoder

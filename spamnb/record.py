@@ -1,8 +1,10 @@
-"""Record: the little of @dataclass that the scoring path uses.
+"""Record: the little of @dataclass that spamnb's records use, and the only
+way records are made here.
 
-`dataclasses` imports `inspect` (and with it ast, dis and tokenize): 11 ms
-of a fresh process's start, for classes that only need an __init__,
-equality and a repr.  A subclass lists its fields in __slots__ (annotations
+`dataclasses` imports `inspect` (and with it ast, dis and tokenize): about
+20 ms of a fresh scoring process (BENCHMARKS.md, "Private CPython modules on
+the cold path"), for classes that only need an __init__, equality and a
+repr.  A subclass lists its fields in __slots__ (annotations
 document their types), defaults in `_defaults`, default factories in
 `_factories`, validation in `_check`, and sets `_frozen` for an immutable,
 hashable value.

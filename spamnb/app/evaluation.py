@@ -9,13 +9,13 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..model.counts import TokenCounts
 from ..model.labels import HAM, SPAM
 from ..errors import InputError, OptionError
+from ..record import Record
 from .metrics import summarise
 from ..model.heldout import raw_score_from_counts
 from ..model.model import Model
@@ -24,12 +24,15 @@ from ..progress import Phases
 from ..learning.training import TrainReport, fit_tokenized, tokenized_messages
 
 
-@dataclass
-class Corpus:
-    labels: list[int] = field(default_factory=list)
-    tokens: list[list[str]] = field(default_factory=list)
-    origins: list[str] = field(default_factory=list)
-    report: TrainReport = field(default_factory=TrainReport)
+class Corpus(Record):
+    """Labelled messages, tokenized, in reading order, and what reading them reported."""
+
+    __slots__ = ("labels", "tokens", "origins", "report")
+    _factories = {"labels": list, "tokens": list, "origins": list, "report": TrainReport}
+    labels: list[int]
+    tokens: list[list[str]]
+    origins: list[str]
+    report: TrainReport
 
 
 def load_corpus(sources: list[tuple[int, str]], options: TrainOptions,

@@ -1,8 +1,9 @@
 """The `spamnb` entry point, with a fast path for scoring mail.
 
 A mail filter starts `spamnb classify` once per message, so start-up is
-most of its cost.  The full command line imports click (20 ms) before it
-parses anything; this module parses the common scoring command lines itself
+most of its cost.  The full command line imports click (about 40 ms of a
+scoring process: BENCHMARKS.md, "Private CPython modules on the cold path")
+before it parses anything; this module parses the common scoring command lines itself
 and scores with the standard library alone (scorer.py), and hands every
 other command line to the click CLI unchanged:
 

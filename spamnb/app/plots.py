@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import NamedTuple
 from xml.sax.saxutils import escape
 
 import numpy as np
+
+from ..record import Record
 
 LIMIT = 4.0  # the axes run over log10-odds -4 to +4: 0.01 % to 99.99 %
 _BEYOND = 1e-6  # log10_odds puts rates 0 and 1 past the axes' ends, which cut them off
@@ -26,11 +27,13 @@ RATE_TICKS = (0.0001, 0.001, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999)
 HAM_COLOUR, SPAM_COLOUR = "#4477aa", "#cc3311"
 
 
-class Mark(NamedTuple):
+class Mark(Record):
     """A cutoff drawn on the pictures: its name, where it lies in log-odds,
     and whether it calls the messages at or above it spam (then it is also a
     point on the ROC curve)."""
 
+    __slots__ = ("name", "log_odds", "spam_side")
+    _frozen = True
     name: str
     log_odds: float
     spam_side: bool

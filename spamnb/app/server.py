@@ -64,8 +64,9 @@ import os
 import struct
 import sys
 
-# The C module: socket.py wraps it in enums and selectors, 12 ms of a fresh
-# client (BENCHMARKS.md) that neither the client nor this module uses.
+# The C module: socket.py wraps it in enums and selectors, 8.4 ms of a fresh
+# client (BENCHMARKS.md, "Private CPython modules on the cold path") that
+# neither the client nor this module uses.
 import _socket as socket
 
 from .. import jsoncodec

@@ -4,8 +4,7 @@
 as spam or ham, what was skipped and why, and the reports `train` and
 `learn` give.  Standard library only: `learn` appending to a journal
 (incremental.py) starts without numpy, and without `dataclasses` (the
-reports are record.Record classes: `dataclasses` imports `inspect`, 5 ms of
-a fresh `learn`'s start).
+reports are record.Record classes: record.py says why).
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ learned-message digests, so `import` rebuilds the same model exactly.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 from typing import IO
 
@@ -18,6 +17,7 @@ from .counts import TokenCounts
 from .labels import HAM, SPAM
 from .. import jsoncodec
 from ..errors import InputError, ModelError
+from ..record import Record
 from .model import Model
 from .scorer import options_from_meta, options_to_meta
 from .scoring import Cutoffs
@@ -138,12 +138,15 @@ def prune(model: Model, min_count: int = 0, older_than_days: int | None = None,
     return removed, int(keep.sum())
 
 
-@dataclasses.dataclass
-class MergeReport:
-    shared: int = 0
-    """Messages on record in more than one model with the same label: counted once per model."""
-    relabelled: int = 0
-    """Messages on record with different labels: counted under each, recorded as the last."""
+class MergeReport(Record):
+    """shared: messages on record in more than one model with the same label,
+    counted once per model; relabelled: messages on record with different
+    labels, counted under each, recorded as the last."""
+
+    __slots__ = ("shared", "relabelled")
+    _defaults = {"shared": 0, "relabelled": 0}
+    shared: int
+    relabelled: int
 
 
 def merge(models: list[Model]) -> tuple[Model, MergeReport]:

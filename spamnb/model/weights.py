@@ -7,22 +7,23 @@ scores), with the bias of the whole model and feature selection.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
 from . import formula
 from .._core import token_keys
+from ..record import Record
 from .counts import TokenCounts
 
 
 
-@dataclass
-class Weights:
+class Weights(Record):
+    """weights: λ_w for every token of the vocabulary, float64; bias: b, the
+    log-odds of a message with no known token."""
+
+    __slots__ = ("weights", "bias")
     weights: np.ndarray
-    """λ_w for every token of the vocabulary, float64."""
     bias: float
-    """b: the log-odds of a message with no known token."""
 
 
 def token_weights(occurrences, documents, messages, totals, vocabulary, event_model, alpha,
