@@ -2,15 +2,18 @@
 
 Each package imports only the layers below it, click and rich stay in the
 application layer, the scoring path loads no heavy library when its modules
-are imported, no module imports one that imports it back, no function but a
-click command takes more than ten parameters, and no source file but a
-generated table is longer than 600 lines.  Deferred imports (inside a
-function) count for the layer rules and the circles: a rule broken on a
-rarely taken path is still broken.  Reading the source costs milliseconds
-and catches what one run of the program would not reach.
+are imported, no module imports one that imports it back (in the Python
+package and in the Rust core alike), no function but a click command takes
+more than ten parameters, and no source file but a generated table is longer
+than 600 lines.  Deferred imports (inside a function) count for the layer
+rules and the circles: a rule broken on a rarely taken path is still broken.
+Reading the source costs milliseconds and catches what one run of the
+program would not reach.
 """
 
 import ast
+import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -345,3 +348,218 @@ def test_no_source_file_is_longer_than_a_job_needs():
     assert len(read) > 100  # the scan found the package and the crate
     assert "core/fuzz/fuzz_targets/message.rs" in read  # and the fuzz targets, which are source
 
+
+# The Rust core's modules: one a file (a `foo/mod.rs` or `foo.rs` is module
+# foo), found by following `mod` declarations from lib.rs, as rustc does.
+CRATE = ROOT / "core" / "src"
+CRATE_ROOT = "crate"
+
+# Comments, strings and characters, which may hold anything that looks like
+# code; a string is kept as a numbered stand-in (a `#[path]` is one).
+RUST_LITERALS = re.compile(r"""
+    //[^\n]*
+  | /\*.*?\*/
+  | \bb?r(?P<hashes>\#*)".*?"(?P=hashes)
+  | (?:\bb)?"(?:\\.|[^"\\])*"
+  | (?:\bb)?'(?:\\u\{[0-9a-fA-F]+\}|\\x[0-9a-fA-F]{2}|\\.|[^'\\\n])'
+""", re.S | re.X)
+RUST_CFG_TEST = re.compile(r"#\[cfg\(test\)\]\s*(?:#\[[^\]]*\]\s*)*")
+RUST_MOD = re.compile(r"((?:#\[[^\]]*\]\s*)*)(?:\bpub\b(?:\s*\([^)]*\))?\s*)?\bmod\s+(\w+)\s*([;{])")
+RUST_USE = re.compile(r"(\bpub\b(?:\s*\([^)]*\))?\s*)?\buse\s+([^;]+);")
+# An inherent impl (not `impl Trait for`) and its body, to the first closing
+# brace at the start of a line.
+RUST_IMPL = re.compile(r"^impl\b(?:\s*<[^{]*?>)?\s+(\w+)\b(?:(?!\bfor\b)[^{;])*?\{(.*?)^\}", re.S | re.M)
+RUST_PATH = re.compile(r"(?<![\w:])([A-Za-z_]\w*)((?:\s*::\s*[A-Za-z_]\w*)+)")
+
+
+def rust_code(text: str) -> tuple[str, list[str]]:
+    """A file's code with comments, strings and characters blanked (each
+    string a stand-in `"n"` for strings[n]) and every item under
+    `#[cfg(test)]` left out: tests may use any module."""
+    strings: list[str] = []
+
+    def blank(found: re.Match) -> str:
+        if found.group().startswith(("//", "/*", "'", "b'")):
+            return " "
+        strings.append(found.group())
+        return f'"{len(strings) - 1}"'
+
+    code = RUST_LITERALS.sub(blank, text)
+    while found := RUST_CFG_TEST.search(code):
+        depth, end = 0, found.end()
+        while end < len(code):
+            if code[end] in "({[":
+                depth += 1
+            elif code[end] in ")}]":
+                depth -= 1
+                if depth == 0 and code[end] == "}":
+                    break
+            elif code[end] == ";" and depth == 0:
+                break
+            end += 1
+        code = code[:found.start()] + " " + code[end + 1:]
+    return code, strings
+
+
+def use_tree(tree: str, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str | None]]:
+    """The paths a `use` brings in, each with the name it binds (None for a glob)."""
+    tree = re.sub(r"\s*(::|\{|\}|,)\s*", r"\1", " ".join(tree.split()))
+    if tree.endswith("}"):
+        head, _, body = tree.partition("{")
+        base = prefix + tuple(segment for segment in head.split("::") if segment)
+        parts, depth, start = [], 0, 0
+        for i, char in enumerate(body[:-1]):
+            depth += (char == "{") - (char == "}")
+            if char == "," and depth == 0:
+                parts.append(body[start:i])
+                start = i + 1
+        parts.append(body[start:-1])
+        return [use for part in parts if part for use in use_tree(part, base)]
+    path, _, alias = tree.partition(" as ")
+    segments = prefix + tuple(segment for segment in path.split("::") if segment)
+    if segments[-1] == "self":
+        segments = segments[:-1]
+    return [(segments, None if segments[-1] == "*" else alias or segments[-1])]
+
+
+class RustModule:
+    """One file's module: where it is, its children, and what its code names."""
+
+    def __init__(self, name: tuple[str, ...], path: Path, generated: bool):
+        self.name, self.path = name, path
+        text = "" if generated else path.read_text(encoding="utf-8")
+        code, strings = rust_code(text)
+        self.children: dict[str, Path] = {}
+        for attributes, child, opening in RUST_MOD.findall(code):
+            # Only the tests are inline modules: a file is one module here.
+            assert opening == ";", f"{path}: inline module {child} (the check reads a file as one module)"
+            at = re.search(r'#\[path\s*=\s*"(\d+)"\]', attributes)
+            if at:  # beside the declaring file (rustc's rule for a file module)
+                self.children[child] = (path.parent / strings[int(at.group(1))][1:-1]).resolve()
+            else:
+                directory = path.parent if path.name in ("lib.rs", "mod.rs") else path.parent / path.stem
+                candidates = [directory / f"{child}.rs", directory / child / "mod.rs"]
+                self.children[child] = next(candidate for candidate in candidates if candidate.is_file())
+        self.uses: list[tuple[bool, tuple[str, ...], str | None]] = []
+        self.bound: dict[str, tuple[str, ...]] = {}
+        for public, tree in RUST_USE.findall(code):
+            for segments, bound in use_tree(tree):
+                full = self.absolute(segments)
+                if full is not None:
+                    assert bound is not None or not public, f"{path}: a glob re-export hides where names are"
+                    self.uses.append((bool(public), full, bound))
+                    if bound is not None:
+                        self.bound[bound] = full
+        # The code but its `use` and `mod` lines, for the paths it names inline.
+        self.code = RUST_MOD.sub(" ", RUST_USE.sub(" ", code))
+        # The methods this file adds to a type of another file (reader/
+        # starttag.rs's `impl Reducer`): called with no path, a use of them
+        # shows only as a call.
+        defined = set(re.findall(r"\b(?:struct|enum|union|type)\s+(\w+)", self.code))
+        self.methods_of: dict[str, str] = {}
+        for extended, body in RUST_IMPL.findall(self.code):
+            if extended not in defined:
+                self.methods_of.update((method, extended) for method in re.findall(r"\bfn\s+(\w+)", body))
+
+    def absolute(self, segments: tuple[str, ...]) -> tuple[str, ...] | None:
+        """A path from the crate's root, or None for another crate's."""
+        first = segments[0]
+        if first == "crate":
+            return segments[1:]
+        if first == "self":
+            return self.name + segments[1:]
+        if first == "super":
+            up = len(segments) - len(tuple(itertools.dropwhile(lambda segment: segment == "super", segments)))
+            return self.name[:len(self.name) - up] + segments[up:]
+        if first in self.children:
+            return self.name + segments
+        if first in self.bound:
+            return self.bound[first] + segments[1:]
+        return None
+
+
+def rust_modules() -> dict[tuple[str, ...], RustModule]:
+    generated = {(ROOT / relative).resolve() for relative in GENERATED}
+    found, todo = {}, [((), CRATE / "lib.rs")]
+    while todo:
+        name, path = todo.pop()
+        found[name] = module = RustModule(name, path.resolve(), path.resolve() in generated)
+        todo.extend((name + (child,), child_path) for child, child_path in module.children.items())
+    return found
+
+
+RUST_MODULES = rust_modules()
+
+
+def defined_in(path: tuple[str, ...], depth: int = 0) -> tuple[str, ...]:
+    """The module that defines what a path names, through the re-exports
+    (`pub use`) on the way: `super::decode_with` in a child of charsets is
+    decode.rs's function, not charsets.rs's."""
+    module = max((path[:n] for n in range(len(path) + 1) if path[:n] in RUST_MODULES), key=len)
+    rest = path[len(module):]
+    reexported = {bound: full for public, full, bound in RUST_MODULES[module].uses if public}
+    if rest and rest[0] in reexported and depth < 20:
+        return defined_in(reexported[rest[0]] + rest[1:], depth + 1)
+    return module
+
+
+def rust_name(module: tuple[str, ...]) -> str:
+    return "::".join(module) or CRATE_ROOT
+
+
+def rust_uses(module: RustModule) -> set[str]:
+    """The modules a module's own code uses.  A module declaring its children
+    and re-exporting their items (`mod x; pub use x::f;`) is a front for
+    them, not their user: a child using the front's own items (html.rs's
+    Stop, tokens.rs's joined) is then no circle.  The front's code using an
+    item it re-exports is."""
+    targets = set()
+    for public, full, bound in module.uses:
+        front = full[:len(module.name)] == module.name and len(full) > len(module.name)
+        if not (public and front) or (bound and re.search(rf"\b{bound}\b", module.code)):
+            targets.add(defined_in(full))
+    for first, rest in RUST_PATH.findall(module.code):
+        full = module.absolute((first, *(segment.strip() for segment in rest.split("::")[1:])))
+        if full is not None:
+            targets.add(defined_in(full))
+    # A call of a method another file adds to a type.  A type's methods split
+    # by job into its module's children (reader.rs's Reducer, whose start
+    # tags are read in reader/starttag.rs) call one another both ways: one
+    # impl in several files, not a circle.  The children using their
+    # parent's type is still an edge, and so is any other module's call.
+    calls = set(re.findall(r"(?:\.|::)\s*(\w+)\s*(?:::\s*<[^>]*>\s*)?\(", module.code))
+    for other in RUST_MODULES.values():
+        for method, extended in other.methods_of.items():
+            split = other.name[:len(module.name)] == module.name and re.search(
+                rf"\b(?:struct|enum|union|type)\s+{extended}\b", module.code)
+            if method in calls and other is not module and not split:
+                targets.add(other.name)
+    return {rust_name(target) for target in targets} - {rust_name(module.name)}
+
+
+RUST_GRAPH = {rust_name(name): rust_uses(module) for name, module in RUST_MODULES.items()}
+
+
+def test_the_rust_reading_sees_code_only():
+    code, strings = rust_code('use a::b; // use crate::c;\nlet s = "use crate::d;";\n'
+                              '#[cfg(test)]\nmod tests { use crate::e; }\n#[cfg(test)]\nuse crate::f;\nfn g() {}\n')
+    assert RUST_USE.findall(code) == [("", "a::b")] and strings == ['"use crate::d;"'] and "fn g()" in code
+    assert use_tree("super::{a, b::{self, C as D}, e::*}") == [
+        (("super", "a"), "a"), (("super", "b"), "b"), (("super", "b", "C"), "D"), (("super", "e", "*"), None)]
+
+
+def test_every_rust_source_file_is_a_module_of_the_crate_or_its_tests():
+    files = {path.resolve() for path in CRATE.rglob("*.rs")}
+    read = {module.path for module in RUST_MODULES.values()}
+    assert all(path.name == "tests.rs" for path in files - read), sorted(files - read)
+    # The reading finds what the code uses, through a front's re-exports.
+    assert {"mail::charsets::iso2022", "mail::charsets::replacement"} <= RUST_GRAPH["mail::charsets::decode"]
+    assert "mail::charsets::decode" in RUST_GRAPH["mail::charsets::score"]  # `use super::decode_with`
+    assert "mail::html" in RUST_GRAPH["mail::html::reader"]  # html.rs's Stop
+    assert "mail::html::reader" not in RUST_GRAPH["mail::html"]  # a front only
+
+
+def test_no_rust_module_uses_one_that_uses_it_back():
+    # As for the Python: a circle hides which module is above the other.
+    # What two decoders share goes below both (charsets/replacement.rs).
+    assert circles(RUST_GRAPH) == []
