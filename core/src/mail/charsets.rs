@@ -21,7 +21,8 @@
 //!   well a reading reads);
 //! - decode.rs: bytes decoded with one codec as Python decodes them
 //!   (`decode_with`), with dbcs.rs (the double-byte codecs, from compiled
-//!   tables), iso2022.rs, hz.rs and utf7.rs.
+//!   tables), iso2022.rs, hz.rs and utf7.rs;
+//! - replacement.rs: what each of those decoders does at a bad sequence.
 
 mod dbcs;
 mod decide;
@@ -29,6 +30,7 @@ mod decode;
 mod hz;
 mod iso2022;
 mod labels;
+mod replacement;
 mod score;
 mod sniff;
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use encoding_rs::{Encoding, BIG5, EUC_JP, EUC_KR, GB18030, SHIFT_JIS};
 
-use super::decode::bad;
+use super::replacement::bad;
 
 // The mapping of each two-byte cell is WHATWG's (encoding_rs), corrected
 // where Python's codec maps it otherwise or not at all (DBCS_CORRECTIONS,

@@ -7,6 +7,7 @@ use encoding_rs::{DecoderResult, Encoding, UTF_8};
 use super::dbcs::Dbcs;
 use super::hz::hz;
 use super::iso2022::{iso2022, Iso2022};
+use super::replacement::bad;
 use super::utf7::utf7;
 use crate::mail::charset_tables::CHARMAPS;
 
@@ -113,16 +114,6 @@ fn whatwg(encoding: &'static Encoding, data: &[u8], replace: bool, cut: bool) ->
             (DecoderResult::InputEmpty, _) => Some(out),
             _ => None,
         }
-    }
-}
-
-/// Pushes a bad sequence's replacement, or says the strict reading failed.
-pub(super) fn bad(out: &mut String, replace: bool) -> Option<()> {
-    if replace {
-        out.push('\u{fffd}');
-        Some(())
-    } else {
-        None
     }
 }
 

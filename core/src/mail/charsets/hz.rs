@@ -1,7 +1,7 @@
 //! Python's HZ decoder (RFC 1843, GB2312 in 7 bits).
 
 use super::dbcs::gb2312;
-use super::decode::bad;
+use super::replacement::bad;
 
 /// HZ (RFC 1843): "~{" switches to GB2312 in 7 bits, "~}" back; "~~" is a
 /// tilde and "~" before a line break joins the lines.

@@ -1,7 +1,7 @@
 //! Python's ISO 2022 decoders (iso2022_jp and its kin, iso2022_kr).
 
 use super::dbcs::{gb2312, jisx0208, jisx0212, Dbcs};
-use super::decode::bad;
+use super::replacement::bad;
 
 /// The ISO 2022 codecs of Python, by the sets each may designate.
 #[derive(Clone, Copy, PartialEq)]

@@ -1,6 +1,6 @@
 //! Python's UTF-7 decoder (RFC 2152).
 
-use super::decode::bad;
+use super::replacement::bad;
 
 fn base64_value(b: u8) -> Option<u32> {
     Some(match b {
