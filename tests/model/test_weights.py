@@ -13,11 +13,12 @@ from spamnb.model.model import Model, TrainOptions
 from spamnb.text.tokens import TokenizerOptions
 from spamnb.model.weights import log_odds_weights
 
-rng = np.random.default_rng(20261121)
 
 
 def random_corpus(n_messages=300, n_tokens=400):
     # Zipf-like token frequencies, spam and ham drawing from shifted distributions.
+    # A generator of its own: the corpus is the same whichever tests ran before.
+    rng = np.random.default_rng(20261121)
     X = sp.random(n_messages, n_tokens, density=0.05, random_state=7, format="csr",
                   data_rvs=lambda k: rng.integers(1, 6, size=k)).astype(np.int64)
     y = (rng.random(n_messages) < 0.4).astype(int)
