@@ -255,6 +255,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_PARAMS", mime::MAX_PARAMS)?;
     m.add("CUT_FIELD", mime::CUT_FIELD)?;
     m.add("STATUS_HEADER", digest::STATUS_HEADER)?;
+    m.add("OWN_STATUS_FIELDS", PyTuple::new(m.py(), digest::OWN_STATUS_FIELDS)?)?;
     m.add("STATUS_VALUE", digest::STATUS_VALUE)?;
     Ok(())
 }

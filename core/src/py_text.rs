@@ -309,6 +309,36 @@ fn _latin_findall<'py>(text: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>>
 
 /// builtin_stopwords(): the English and Chinese lists shipped with spamnb
 /// (spamnb/data/stopwords_*.txt, compiled in), as a frozenset.
+/// parse_headers(spec) -> tuple[str, ...]: the header patterns of a
+/// --headers spec (`content`, `all`, `none` or a comma list).
+#[pyfunction]
+fn parse_headers<'py>(py: Python<'py>, spec: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
+    begin();
+    let names = TokenizerOptions::parse_headers(&text_of(spec)?);
+    PyTuple::new(py, names.iter().map(|name| py_text(py, name)).collect::<PyResult<Vec<_>>>()?)
+}
+
+/// wants_header(headers, name) -> bool: whether a field (its lower-case
+/// name) is tokenized under the header patterns `headers`.
+#[pyfunction]
+fn wants_header(headers: &Bound<'_, PyAny>, name: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(tokens::wants_header(&texts_of(headers)?, &text_of(name)?))
+}
+
+/// The presets as a dict of tuples, and the defaults of the options a model
+/// stores (stop words apart: builtin_stopwords), keyed by field name.
+fn presets_and_defaults<'py>(py: Python<'py>) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let presets = PyDict::new(py);
+    for (name, fields) in tokens::HEADER_PRESETS {
+        presets.set_item(name, PyTuple::new(py, fields)?)?;
+    }
+    let defaults = PyDict::new(py);
+    defaults.set_item("headers", presets.get_item(tokens::DEFAULT_HEADERS)?)?;
+    defaults.set_item("bigrams", tokens::DEFAULT_BIGRAMS)?;
+    defaults.set_item("fold_variants", tokens::DEFAULT_FOLD_VARIANTS)?;
+    Ok((presets, defaults))
+}
+
 #[pyfunction]
 fn builtin_stopwords(py: Python<'_>) -> PyResult<Bound<'_, PyFrozenSet>> {
     let words: Vec<String> = crate::text::stopwords::builtin().into_iter().collect();
@@ -347,6 +377,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_latin_findall, m)?)?;
     m.add_function(wrap_pyfunction!(_han_runs, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_stopwords, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_headers, m)?)?;
+    m.add_function(wrap_pyfunction!(wants_header, m)?)?;
+    let (presets, defaults) = presets_and_defaults(m.py())?;
+    m.add("HEADER_PRESETS", presets)?;
+    m.add("TOKENIZER_DEFAULTS", defaults)?;
     m.add("TOKENIZER_VERSION", tokens::TOKENIZER_VERSION)?;
     m.add("MAX_SEGMENTED_CHARS", tokens::MAX_SEGMENTED_CHARS)?;
     m.add("MAX_EXPANDERS", tokens::MAX_EXPANDERS)?;

@@ -30,33 +30,16 @@ to today's (bigrams, α 0.1, min strength 2) score 0.046 / 0.003, sd 0.052 / 0.0
 from __future__ import annotations
 
 from . import stopwords as _stopwords
-from .._core import (MAX_EXPANDERS, MAX_SEGMENTED_CHARS, TOKENIZER_VERSION, normalise,  # noqa: F401
-                     registered_domain, text_tokens, token_part, tokenize, url_host, url_tokens)
+from .._core import (HEADER_PRESETS, MAX_EXPANDERS, MAX_SEGMENTED_CHARS, TOKENIZER_DEFAULTS,  # noqa: F401
+                     TOKENIZER_VERSION, normalise, parse_headers, registered_domain, text_tokens, token_part,
+                     tokenize, url_host, url_tokens, wants_header)
 from ..record import Record
 
-# Header presets for --headers.  Every field by default: how a message
-# travelled (Received, Message-ID, X-Mailer, list fields) is what makes real
-# mail easy.  bench/choose_defaults.py, 1-ROCA % inside the training parts,
-# trec06p later mail / online / spamassassin CV / sa->trec / trec->sa:
-# all 0.003 / 0.125 / 0.034 / 12.2 / 8.9, content 0.056 / 0.098 / 0.048 /
-# 8.4 / 6.2: content loses 11x on later mail of the same server, all loses
-# at most 1.9x anywhere, so all.  "content" leaves out the routing and
-# bookkeeping fields; it is for collections whose routing leaks the label
-# (ccert_zh: its spam and ham came through different relays in different
-# months), not for a user's own mail.
-HEADER_PRESETS = {
-    "content": ("subject", "from", "to", "cc", "reply-to", "mime-version", "content-*"),
-    "all": ("*",),
-    "none": (),
-}
+# The header presets for --headers (HEADER_PRESETS), the defaults, how a
+# spec is read and which fields are read (never spamnb's own status fields)
+# have their one home in the core, which applies them to every message:
+# core/src/text/tokens/options.rs, with the measurements behind each choice.
 
-# The field `spamnb filter` adds (digest.STATUS_HEADER, lower case) is never
-# read: learning a filtered message would otherwise teach the model its own
-# verdict.  Nor are the SpamAssassin-style fields `filter --header-style
-# spamassassin` and spamd PROCESS write, for the same reason; no message of the
-# three corpora carries them (grep: 0 of 33,661), so no measured token changes.
-OWN_STATUS_FIELD = "x-spamnb-status"
-OWN_FIELDS = frozenset({OWN_STATUS_FIELD, "x-spam-flag", "x-spam-level", "x-spam-status"})
 
 class TokenizerOptions(Record):
     """Everything about tokenizing that a model must remember to score alike.
@@ -69,49 +52,22 @@ class TokenizerOptions(Record):
     """
 
     __slots__ = ("headers", "stopwords", "bigrams", "fold_variants")
-    _defaults = {"headers": HEADER_PRESETS["all"], "bigrams": True, "fold_variants": True}
+    _defaults = TOKENIZER_DEFAULTS
     _factories = {"stopwords": _stopwords.builtin}
     _frozen = True
     headers: tuple[str, ...]
     stopwords: frozenset[str]
-    # Bigrams on by default: 5-fold cross-validation inside the training part
-    # gave 1-ROCA % 0.080 / 0.006 (spamassassin / ccert_zh) against 0.096 /
-    # 0.007 without.  The price: about 3 times the vocabulary and twice the
-    # training time.  Pairs skip stop words, so "the free the money" pairs
-    # "free money".
     bigrams: bool
-    # Folding variants: level on these corpora (1-ROCA % 0.115 / 0.011 with
-    # and without), whose Chinese is almost all Simplified GB2312; it is for
-    # mail that mixes scripts or disguises words (涐司岢办理㊣規髮票 = 我司可办理正规发票).
-    # On ccert_zh's test part disguised so (bench/rewrite_zh.py), the table
-    # of variants.py took 1-ROCA 0.0330 → 0.0316 % (plain: 0.0297 either way).
     fold_variants: bool
 
     @staticmethod
     def parse_headers(spec: str) -> tuple[str, ...]:
         """`content`, `all`, `none` or a comma list such as `subject,from,x-mailer,content-*`."""
-        spec = spec.strip().lower()
-        if spec in HEADER_PRESETS:
-            return HEADER_PRESETS[spec]
-        names: list[str] = []
-        for item in spec.split(","):
-            item = item.strip().rstrip(":")
-            if item in HEADER_PRESETS:
-                names.extend(HEADER_PRESETS[item])
-            elif item:
-                names.append(item)
-        return tuple(dict.fromkeys(names))
+        return parse_headers(spec)
 
     def wants_header(self, name: str) -> bool:
-        if name in OWN_FIELDS:
-            return False
-        for pattern in self.headers:
-            if pattern.endswith("*"):
-                if name.startswith(pattern[:-1]):
-                    return True
-            elif name == pattern:
-                return True
-        return False
+        """Whether the field `name` (lower case) is tokenized under these options."""
+        return wants_header(self.headers, name)
 
     def to_dict(self) -> dict:
         return {"headers": list(self.headers), "stopwords": sorted(self.stopwords),

@@ -17,12 +17,13 @@ pub const STATUS_HEADER: &str = "X-Spamnb-Status";
 /// Python side; both scanners here follow it: tokens::is_status_value.)
 pub const STATUS_VALUE: &str = r"(?:Yes|No|Unsure), score=[0-9.]+, log-odds=[-+]?(?:[0-9.]+|inf), model=";
 
-/// What spamnb's filter and spamd add, in either style, by field name (ASCII
-/// case ignored).
-const ADDED_NAMES: [&str; 4] = [STATUS_HEADER, "X-Spam-Flag", "X-Spam-Level", "X-Spam-Status"];
+/// The status fields spamnb's filter and spamd add, in either style, by
+/// field name (ASCII case ignored): taken out of the digest here, and never
+/// tokenized (text::tokens::wants_header).
+pub const OWN_STATUS_FIELDS: [&str; 4] = [STATUS_HEADER, "X-Spam-Flag", "X-Spam-Level", "X-Spam-Status"];
 
 /// Whether a header field, known by its first line (without its line end),
-/// is one that delivery added: one of ADDED_NAMES, or a status field of any
+/// is one that delivery added: one of OWN_STATUS_FIELDS, or a status field of any
 /// other name (`filter --header X-Custom`), known by its value.  A plain scan,
 /// not regexes: building them is a cost of every fresh `learn`'s start, for
 /// a test of one line.
@@ -31,7 +32,7 @@ fn is_added(line: &[u8]) -> bool {
         return false;
     };
     let name = &line[..colon];
-    if ADDED_NAMES.iter().any(|added| name.eq_ignore_ascii_case(added.as_bytes())) {
+    if OWN_STATUS_FIELDS.iter().any(|added| name.eq_ignore_ascii_case(added.as_bytes())) {
         return true;
     }
     // A name of printable ASCII (not the colon: the first one ends it), then

@@ -55,7 +55,8 @@ pub use han::{han_split, is_han, CoreHan, HanText};
 pub use latin::latin_findall;
 pub use links::{address_tokens, registered_domain, url_host, url_tokens};
 pub use message::{message_tokens, message_tokens_with, raw_message_tokens, token_part, BODY_PREFIXES};
-pub use options::{is_status_value, TokenizerOptions, HEADER_PRESETS, OWN_FIELDS, OWN_STATUS_FIELD};
+pub use options::{header_preset, is_status_value, wants_header, TokenizerOptions, DEFAULT_BIGRAMS, DEFAULT_FOLD_VARIANTS,
+                  DEFAULT_HEADERS, HEADER_PRESETS};
 pub use text::{text_tokens, text_tokens_with, MAX_WORD_LENGTH, MIN_WORD_LENGTH};
 
 /// Bumped whenever a change here would give an existing model's tokens a new
