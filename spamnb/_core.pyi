@@ -18,7 +18,6 @@ MAX_FIELDS: int
 MAX_PARAMS: int
 CUT_FIELD: str
 STATUS_HEADER: str
-STATUS_VALUE: str
 OWN_STATUS_FIELDS: tuple[str, ...]
 
 def read_headers(data: bytes, start: int, end: int) -> tuple[Fields, int, bytes]: ...

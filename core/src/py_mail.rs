@@ -11,7 +11,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
-use crate::mail::{addresses, digest, message, mime};
+use crate::mail::{addresses, digest, message, mime, status};
 
 type Fields = Vec<(String, Vec<u8>)>;
 
@@ -254,8 +254,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_FIELDS", mime::MAX_FIELDS)?;
     m.add("MAX_PARAMS", mime::MAX_PARAMS)?;
     m.add("CUT_FIELD", mime::CUT_FIELD)?;
-    m.add("STATUS_HEADER", digest::STATUS_HEADER)?;
-    m.add("OWN_STATUS_FIELDS", PyTuple::new(m.py(), digest::OWN_STATUS_FIELDS)?)?;
-    m.add("STATUS_VALUE", digest::STATUS_VALUE)?;
+    m.add("STATUS_HEADER", status::STATUS_HEADER)?;
+    m.add("OWN_STATUS_FIELDS", PyTuple::new(m.py(), status::OWN_STATUS_FIELDS)?)?;
     Ok(())
 }

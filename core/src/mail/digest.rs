@@ -6,21 +6,8 @@
 //! own status header, so a message learned straight from a folder and the
 //! same message after `spamnb filter` added its header are one message.
 
-use crate::text::tokens::is_status_value;
+use super::status::{is_status_value, OWN_STATUS_FIELDS};
 use sha2::{Digest, Sha256};
-
-pub const STATUS_HEADER: &str = "X-Spamnb-Status";
-/// The value `spamnb filter` writes, whatever the field's name (`--header
-/// X-Custom`): `Yes, score=0.9987, log-odds=6.64, model=NAME` and maybe
-/// `, reason="…"`.  A field holding it is taken out of the digest and never
-/// tokenized, as the fields of the known names are.  (The pattern, for the
-/// Python side; both scanners here follow it: tokens::is_status_value.)
-pub const STATUS_VALUE: &str = r"(?:Yes|No|Unsure), score=[0-9.]+, log-odds=[-+]?(?:[0-9.]+|inf), model=";
-
-/// The status fields spamnb's filter and spamd add, in either style, by
-/// field name (ASCII case ignored): taken out of the digest here, and never
-/// tokenized (text::tokens::wants_header).
-pub const OWN_STATUS_FIELDS: [&str; 4] = [STATUS_HEADER, "X-Spam-Flag", "X-Spam-Level", "X-Spam-Status"];
 
 /// Whether a header field, known by its first line (without its line end),
 /// is one that delivery added: one of OWN_STATUS_FIELDS, or a status field of any
@@ -111,6 +98,11 @@ pub fn message_digest(raw: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mail::status::STATUS_HEADER;
+
+    /// The value `spamnb filter` writes, as a regular expression: the oracle
+    /// the scan is held to.
+    const STATUS_VALUE: &str = r"(?:Yes|No|Unsure), score=[0-9.]+, log-odds=[-+]?(?:[0-9.]+|inf), model=";
 
     #[test]
     fn delivery_changes_leave_the_digest_alone() {

@@ -9,3 +9,4 @@ pub mod html;
 pub mod message;
 pub mod mbox;
 pub mod mime;
+pub mod status;

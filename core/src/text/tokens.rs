@@ -55,7 +55,7 @@ pub use han::{han_split, is_han, CoreHan, HanText};
 pub use latin::latin_findall;
 pub use links::{address_tokens, registered_domain, url_host, url_tokens};
 pub use message::{message_tokens, message_tokens_with, raw_message_tokens, token_part, BODY_PREFIXES};
-pub use options::{header_preset, is_status_value, wants_header, TokenizerOptions, DEFAULT_BIGRAMS, DEFAULT_FOLD_VARIANTS,
+pub use options::{header_preset, wants_header, TokenizerOptions, DEFAULT_BIGRAMS, DEFAULT_FOLD_VARIANTS,
                   DEFAULT_HEADERS, HEADER_PRESETS};
 pub use text::{text_tokens, text_tokens_with, MAX_WORD_LENGTH, MIN_WORD_LENGTH};
 

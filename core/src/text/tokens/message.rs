@@ -5,7 +5,8 @@
 
 use ahash::AHashSet as HashSet;
 
-use super::{header_tokens_with, is_status_value, joined, text_tokens_with, url_tokens, Budget, CoreHan, HanText,
+use crate::mail::status::is_status_value;
+use super::{header_tokens_with, joined, text_tokens_with, url_tokens, Budget, CoreHan, HanText,
             TokenizerOptions};
 use crate::mail::message::DecodedMessage;
 use crate::text::normalise::casefold;

@@ -6,8 +6,8 @@
 
 use ahash::AHashSet as HashSet;
 
-use crate::mail::digest::OWN_STATUS_FIELDS;
-use crate::text::normalise::{self, is_space, strip};
+use crate::mail::status::OWN_STATUS_FIELDS;
+use crate::text::normalise::{self, strip};
 
 /// Header presets for --headers.  "content" leaves out the routing and
 /// bookkeeping fields; it is for collections whose routing leaks the label
@@ -120,37 +120,3 @@ pub fn wants_header<S: AsRef<str>>(headers: &[S], name: &str) -> bool {
     })
 }
 
-/// Whether a field's value is what `spamnb filter` writes, whatever the
-/// field's name (`--header X-Custom`): `Yes, score=0.9987,
-/// log-odds=6.64, model=NAME`.  Python: re.match(r"\s*" + digest.STATUS_VALUE,
-/// value) with STATUS_VALUE = `(?:Yes|No|Unsure), score=[0-9.]+,
-/// log-odds=[-+]?(?:[0-9.]+|inf), model=`.
-pub fn is_status_value(value: &str) -> bool {
-    fn number(rest: &str) -> Option<&str> {
-        let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        if end == 0 {
-            None
-        } else {
-            Some(&rest[end..])
-        }
-    }
-    let rest = value.trim_start_matches(is_space);
-    let Some(rest) = ["Yes", "No", "Unsure"].iter().find_map(|word| rest.strip_prefix(word)) else {
-        return false;
-    };
-    let Some(rest) = rest.strip_prefix(", score=").and_then(number) else {
-        return false;
-    };
-    let Some(rest) = rest.strip_prefix(", log-odds=") else {
-        return false;
-    };
-    let rest = rest.strip_prefix(['-', '+']).unwrap_or(rest);
-    let rest = match number(rest) {
-        Some(after) => after,
-        None => match rest.strip_prefix("inf") {
-            Some(after) => after,
-            None => return false,
-        },
-    };
-    rest.starts_with(", model=")
-}

@@ -4,6 +4,7 @@ use ahash::AHashSet as HashSet;
 
 use super::*;
 use crate::text::normalise::{self, nfkc, pyunicode};
+use crate::mail::status::is_status_value;
 
 /// Han runs as single characters, folded as they are: the tokenizer's
 /// own rules without the other stages.
