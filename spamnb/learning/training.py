@@ -51,17 +51,19 @@ class Reservoir:
         self.size = size
         self.items: list = []
         self.seen = 0
+        self.dropped = None  # the item the last offer put out of the sample, if any
         self._random = random.Random(seed)
 
     def offer(self, item) -> bool:
         """Offer one item; true if it is in the sample now."""
         self.seen += 1
+        self.dropped = None
         if len(self.items) < self.size:
             self.items.append(item)
             return True
         slot = self._random.randrange(self.seen)
         if slot < self.size:
-            self.items[slot] = item
+            self.dropped, self.items[slot] = self.items[slot], item
             return True
         return False
 
@@ -185,6 +187,11 @@ def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: Tra
         keep = sample.offer(number) if sample is not None else False
         if keep:
             labels[number] = label
+            # The keys of a message put out of the sample go at once: kept to
+            # the end, they were 2-3 times the sample's own (every message
+            # ever drawn, 10,000 × (1 + ln(messages / 10,000))).
+            kept.pop(sample.dropped, None)
+            labels.pop(sample.dropped, None)
         batches.add((number, label, raw.data, keep), size=len(raw.data))
     batches.finish()
     if sample is None:
