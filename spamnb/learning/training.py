@@ -234,7 +234,7 @@ def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], fit_cut
     labels = [label for _, label in sample]
     if modelbuild.calibration_due(labels, model.messages):
         counts = model.counts
-        wanted = unique_keys(np.concatenate([keys for keys, _ in sample]))
+        wanted = unique_keys([keys for keys, _ in sample])
         at = np.searchsorted(counts.keys, wanted)
         if model._selected is None:
             model._selected = model._selection(counts.documents, counts.messages, counts.keys)
@@ -334,7 +334,7 @@ def count_near_errors_again_by_key(counts: TokenCounts, sample: list[tuple[np.nd
     if not retraining_applies(options, sample, counts.messages):
         return [1] * len(sample)
     model = Model.from_counts(counts, options)  # its feature selection, as scoring would see it
-    wanted = unique_keys(np.concatenate([keys for keys, _ in sample]))
+    wanted = unique_keys([keys for keys, _ in sample])
     at = np.searchsorted(counts.keys, wanted)
     assert model._selected is not None  # from_counts selects
     columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])

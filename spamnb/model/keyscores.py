@@ -32,10 +32,12 @@ class KeyColumns:
         self.selected = np.asarray(selected, dtype=bool)
 
 
-def unique_keys(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys of an array, sorted: np.unique by sorting (its hash
-    table took 1.25 s for 3.3 million token keys a sort does in 0.10 s)."""
-    ordered = np.sort(np.asarray(keys, dtype=np.uint64))
+def unique_keys(arrays: list[np.ndarray]) -> np.ndarray:
+    """The distinct keys of some arrays, sorted: np.unique by sorting (its
+    hash table took 1.25 s for 3.3 million token keys a sort does in
+    0.10 s), in place in their concatenation (not a second copy of them)."""
+    ordered = np.concatenate(arrays).astype(np.uint64, copy=False) if arrays else np.zeros(0, dtype=np.uint64)
+    ordered.sort()
     if len(ordered) == 0:
         return ordered
     return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
@@ -139,10 +141,14 @@ def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray],
     present = np.zeros(len(columns.keys), dtype=bool)
     present[at] = True
     mine = np.flatnonzero(present)
-    ids = (np.cumsum(present) - 1)[at]
+    # Each entry's place among the block's columns, 4 bytes an entry where that is room enough.
+    ids = (np.cumsum(present) - 1).astype(np.int32 if len(present) < 2**31 else np.intp)[at]
     del at
-    columns = KeyColumns(columns.keys[mine], columns.occurrences[:, mine].astype(np.int64),
-                         columns.documents[:, mine].astype(np.int64), columns.selected[mine])
+    # Copies in the counts' own type (32 bits from training's store): every
+    # count holds what the block took out of it, so none goes below 0, and
+    # _raw_scores weighs them as 64-bit integers a piece at a time.
+    columns = KeyColumns(columns.keys[mine], columns.occurrences[:, mine], columns.documents[:, mine],
+                         columns.selected[mine])
     del mine
     label = np.asarray(labels, dtype=np.intp)
     copied = np.ones(len(bags), dtype=np.int64) if copies is None else np.asarray(copies, dtype=np.int64)
@@ -155,8 +161,8 @@ def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray],
         sizes = bags.sizes[members]
         entry_label = np.repeat(label[members], sizes)
         taken = bags.counts[entries].astype(np.int64) * np.repeat(copied[members], sizes)  # every copy
-        np.add.at(occurrences, (entry_label, ids[entries]), -taken)  # (occurrences only)
-        np.add.at(document_counts, (entry_label, ids[entries]), -1)
+        np.subtract.at(occurrences, (entry_label, ids[entries]), taken.astype(occurrences.dtype))  # (occurrences only)
+        np.subtract.at(document_counts, (entry_label, ids[entries]), 1)
         np.add.at(removed, entry_label, taken)
     messages = np.asarray(messages, dtype=np.int64) - np.bincount(label, minlength=2)
     if messages.min() <= 0:
@@ -183,6 +189,8 @@ def raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], totals: 
 # floats (32 bytes each), so not the whole sample's (3.3 million terms on
 # spamassassin: 100 MB) at a time.
 SCORED_TOGETHER = 256
+# Columns weighed at once by _raw_scores.
+WEIGHED_TOGETHER = 1 << 16
 
 
 def _raw_scores(columns: KeyColumns, documents: list[np.ndarray], bags: KeyBags, ids: np.ndarray,
@@ -194,9 +202,17 @@ def _raw_scores(columns: KeyColumns, documents: list[np.ndarray], bags: KeyBags,
     of the sum, so the same floating-point result as a message at a time).
     A message chunking cuts (options.chunk) has its chunks' terms computed
     as it asks for them."""
-    weights, _ = token_weights(columns.occurrences, columns.documents, np.asarray(messages, dtype=np.int64),
-                               np.asarray(totals, dtype=np.int64), int(vocabulary), options.event_model,
-                               options.alpha, options.robinson, options.min_strength)
+    weights = np.empty(len(columns.keys), dtype=np.float64)
+    # A piece of the columns at a time: the formula's temporaries, several
+    # floats a column, were the peak of calibration's memory.  It is element
+    # by element, so the weights are the same.
+    for start in range(0, len(weights), WEIGHED_TOGETHER):
+        piece = slice(start, start + WEIGHED_TOGETHER)
+        weights[piece], _ = token_weights(columns.occurrences[:, piece].astype(np.int64),
+                                          columns.documents[:, piece].astype(np.int64),
+                                          np.asarray(messages, dtype=np.int64), np.asarray(totals, dtype=np.int64),
+                                          int(vocabulary), options.event_model, options.alpha, options.robinson,
+                                          options.min_strength)
     weights[~columns.selected] = 0.0
     presence = presence_scoring(options.event_model)
     rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
