@@ -187,11 +187,13 @@ def count_sources(tally: Tally, sources: Iterable[tuple[int, str]], options: Tra
         keep = sample.offer(number) if sample is not None else False
         if keep:
             labels[number] = label
-            # The keys of a message put out of the sample go at once: kept to
-            # the end, they were 2-3 times the sample's own (every message
-            # ever drawn, 10,000 × (1 + ln(messages / 10,000))).
-            kept.pop(sample.dropped, None)
-            labels.pop(sample.dropped, None)
+            dropped = sample.dropped if sample is not None else None
+            if dropped is not None:
+                # The keys of a message put out of the sample go at once: kept
+                # to the end, they were 2-3 times the sample's own (every message
+                # ever drawn, 10,000 × (1 + ln(messages / 10,000))).
+                kept.pop(dropped, None)
+                labels.pop(dropped, None)
         batches.add((number, label, raw.data, keep), size=len(raw.data))
     batches.finish()
     if sample is None:
