@@ -57,7 +57,7 @@ class SampleColumns:
     whose vocabulary is not held."""
 
     def __init__(self, sample: list) -> None:
-        self.wanted = (unique_keys(np.concatenate([keys for keys, _ in sample])) if sample
+        self.wanted = (unique_keys([keys for keys, _ in sample]) if sample
                        else np.zeros(0, dtype=np.uint64))
         self.picked = np.zeros((4, len(self.wanted)), dtype=np.uint32)
         self.totals = np.zeros(2, dtype=np.int64)

@@ -19,7 +19,7 @@ from spamnb.learning import countruns, modelbuild, training
 from spamnb.model.counts import TokenCounts
 from spamnb.learning.labelled import TrainReport, tokenized_messages
 from spamnb.model.heldout import blocked_raw_scores
-from spamnb.model.keyscores import KeyColumns, blocked_raw_scores_by_key
+from spamnb.model.keyscores import BAGGED_TOGETHER, KeyBags, KeyColumns, blocked_raw_scores_by_key
 from spamnb.model.model import Model
 from spamnb.model.modelread import read_model
 from spamnb.model.options import TrainOptions
@@ -209,3 +209,34 @@ def test_retraining_by_key_counts_what_retraining_by_token_counts(margin):
         once, _ = training.train(SPAM, HAM, TrainOptions(retrain_margin=0.0))
         assert np.array_equal(model.counts.occurrences, 2 * once.counts.occurrences)
         assert np.array_equal(model.counts.documents, once.counts.documents)
+
+
+def test_reservoir_names_the_item_each_offer_puts_out():
+    reservoir, shadow = training.Reservoir(5, seed=3), []
+    for item in range(200):
+        before = list(reservoir.items)
+        kept = reservoir.offer(item)
+        assert (item in reservoir.items) == kept
+        gone = set(before) - set(reservoir.items)
+        assert gone == ({reservoir.dropped} if reservoir.dropped is not None else set())
+        shadow = [x for x in shadow if x not in gone] + ([item] if kept else [])
+        assert sorted(shadow) == sorted(reservoir.items)  # what a follower of `dropped` holds is the sample
+
+
+def test_key_bags_across_groups_equal_counters():
+    rng = np.random.default_rng(5)
+    documents = [rng.integers(0, 40, size=int(rng.integers(0, 30))).astype(np.uint64) for _ in range(600)]
+    bags = KeyBags.of(documents)  # more messages than one group of BAGGED_TOGETHER
+    assert len(documents) > BAGGED_TOGETHER and len(bags) == len(documents)
+    for index, document in enumerate(documents):
+        at = slice(int(bags.starts[index]), int(bags.starts[index] + bags.sizes[index]))
+        assert dict(zip(bags.keys[at].tolist(), bags.counts[at].tolist())) == Counter(document.tolist())
+        assert bags.keys[at].tolist() == list(dict.fromkeys(document.tolist()))  # first-occurrence order
+
+
+def test_compact_sample_keeps_keys_and_labels_in_one_array():
+    sample = [(np.array([3, 1, 3], dtype=np.uint64), 1), (np.zeros(0, dtype=np.uint64), 0),
+              (np.array([7], dtype=np.uint64), 0)]
+    compact = training.compact_sample(sample)
+    assert [(keys.tolist(), label) for keys, label in compact] == [([3, 1, 3], 1), ([], 0), ([7], 0)]
+    assert all(keys.base is compact[0][0].base for keys, _ in compact)
