@@ -207,9 +207,9 @@ def compact_sample(sample: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarra
     Each sampled message arrives as an array of its own (some KB), made by
     the thread that reads the workers' results among the other things it
     unpickles; the sample drawn replaces most of them as it goes.  Their
-    holes kept 70 MB of that thread's heap from being given back (75,000
-    synthetic messages); in one array, they leave the heap free
-    (return_freed_memory)."""
+    holes would keep much of that thread's heap from being given back (a
+    fifth of the reading process's peak on a large run); in one array, they
+    leave the heap free (return_freed_memory)."""
     if not sample:
         return sample
     flat = np.concatenate([keys for keys, _ in sample]).astype(np.uint64, copy=False)

@@ -76,8 +76,8 @@ class KeyBags:
     def of(cls, documents: list[np.ndarray]) -> "KeyBags":
         """The bags of messages given as arrays of token keys (in the core),
         BAGGED_TOGETHER messages at a time: the keys of all of them end to
-        end, and the outputs cut to size by a copy, took 2.5 times the bags'
-        own size at once (100 MB for 10,000 sampled messages)."""
+        end, with the outputs cut to size by a copy, would take 2.5 times
+        the bags' own size at once."""
         lengths = np.fromiter(map(len, documents), dtype=np.uint64, count=len(documents))
         total = int(lengths.sum())
         keys = np.empty(total, dtype=np.uint64)
