@@ -7,7 +7,6 @@ order (Batches), for `classify` and `train` alike."""
 from __future__ import annotations
 
 import os
-from _collections import deque  # type: ignore[import-not-found]  # deque without the collections package: see app/fastpath.py
 
 from .errors import InputError, OptionError
 
@@ -44,7 +43,7 @@ class Batches:
         self.items: list = []
         self.tags: list = []
         self.size = 0
-        self.in_flight: deque = deque()
+        self.in_flight: list = []  # oldest first; at most IN_FLIGHT_PER_WORKER per worker, so pop(0) is cheap
 
     def add(self, item, tag=None, size: int = 0) -> None:
         self.items.append(item)
@@ -66,7 +65,7 @@ class Batches:
             self._collect_oldest()
 
     def _collect_oldest(self) -> None:
-        tags, future = self.in_flight.popleft()
+        tags, future = self.in_flight.pop(0)
         self.collect(tags, future.result())
 
     def finish(self) -> None:

@@ -19,7 +19,7 @@ scoring runs without a deadline.
 
 from __future__ import annotations
 
-# The C module: see app/fastpath.py (signal.py's enums cost a cold classify 4-5 ms).
+# The C module: see app/fastpath.py (signal.py's enums cost a cold classify about 7 ms).
 import _signal as signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
 
 DEFAULT_TIMEOUT = 10.0

@@ -202,9 +202,9 @@ def main(argv: list[str] | None = None) -> None:
         run_full_cli(args)
         return
     # The C module: signal.py wraps every constant in an enum, and enum brings
-    # functools and collections: with collections below, 4-5 ms of a cold
-    # classify, the margin that keeps it within 2x Python's own start
-    # (BENCHMARKS.md, "Private CPython modules on the cold path").
+    # functools and collections: about 7 ms of a cold classify, a third of it,
+    # and what keeps it within 2x Python's own start (BENCHMARKS.md, "Private
+    # CPython modules on the cold path").
     import _signal as signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
 
     from ..errors import reported

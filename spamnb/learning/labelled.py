@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 
-from _collections import deque  # type: ignore[import-not-found]  # deque without the collections package: see app/fastpath.py
 
 from ..mail.digest import message_digest
 from ..errors import InputError
@@ -181,15 +180,16 @@ def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions
     see workers.py) decodes and tokenizes batches of messages; without one,
     each message is tokenized here as it is read.
     """
-    ready: deque = deque()
+    ready: list = []  # results collected, oldest first, until they are handed on
     batches = Batches(tokenize_batch, lambda tags, results: ready.extend(zip(tags, results)),
                       args=(options.tokenizer,), workers=workers, executor=executor,
                       batch_items=1 if executor is None else BATCH_MESSAGES,
                       batch_bytes=None if executor is None else BATCH_BYTES)
 
     def done() -> Iterator[tuple[int, list[str], str, int]]:
-        while ready:
-            (label, origin, digest), tokens = ready.popleft()
+        taken = ready[:]
+        ready.clear()
+        for (label, origin, digest), tokens in taken:
             yield label, tokens, origin, digest
 
     for label, raw in labelled_messages(sources, report, progress, newer_than):
