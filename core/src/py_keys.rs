@@ -61,6 +61,14 @@ struct KeyTable {
 /// lookups are repeats).  Emptied when full, so hostile mail cannot grow it.
 const KNOWN_LIMIT: usize = 1 << 18;
 
+/// A word pair ("free money"; body words hold no ":").  Pairs are mostly
+/// met once (spamassassin's test part: 73 % of pair lookups are new, 19 %
+/// of words'), so only those the model knows are remembered: fewer
+/// allocations and cache misses than remembering every one (callgrind).
+fn is_pair(token: &str) -> bool {
+    token.contains(' ') && !token.contains(':')
+}
+
 fn bytes_of(buffer: &PyBuffer<u8>) -> &[u8] {
     // SAFETY: the buffer is C-contiguous (checked in KeyTable::new) and held
     // by the table, so its memory stays valid and in place while borrowed.
@@ -158,10 +166,12 @@ impl KeyTable {
                     Some(weight) => *weight,
                     None => {
                         let weight = table.index(keys::token_key(token), &mut checked)?.map(|at| table.weight(at));
-                        if known.len() >= KNOWN_LIMIT {
-                            known.clear();
+                        if weight.is_some() || !is_pair(token) {
+                            if known.len() >= KNOWN_LIMIT {
+                                known.clear();
+                            }
+                            known.insert((*token).into(), weight);
                         }
-                        known.insert((*token).into(), weight);
                         weight
                     }
                 };

@@ -6,8 +6,7 @@
 //! 10^5 models).  Every model file is sorted by these keys, so changing the
 //! function means a new model format.
 
-use blake2::digest::{Update, VariableOutput};
-use blake2::Blake2bVar;
+use blake2b_simd::Params;
 
 /// The key of one token; a surrogate stand-in (crate::surrogates) is hashed
 /// as the surrogate it stands for, as Python's "surrogatepass" UTF-8.
@@ -18,12 +17,9 @@ pub fn token_key(token: &str) -> u64 {
 /// The key of a token's encoded bytes (UTF-8; a token read back from an old
 /// model may hold a lone surrogate, which Python encodes with surrogatepass).
 pub fn key_of_bytes(bytes: &[u8]) -> u64 {
-    let mut hasher = Blake2bVar::new(8).expect("8 is a valid BLAKE2b digest size");
-    hasher.update(bytes);
+    let hash = Params::new().hash_length(8).hash(bytes);
     let mut digest = [0u8; 8];
-    hasher
-        .finalize_variable(&mut digest)
-        .expect("the buffer is the digest size");
+    digest.copy_from_slice(hash.as_bytes());
     u64::from_le_bytes(digest)
 }
 

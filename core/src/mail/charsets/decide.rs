@@ -48,7 +48,8 @@ pub fn decode_text(data: &[u8], declared: Option<&str>, cut: bool) -> String {
                 return text;
             }
         }
-        return ascii_text(data);
+        // ASCII is UTF-8 as it is: one copy, not a character at a time.
+        return String::from_utf8_lossy(data).into_owned();
     }
     if !is_weak(codec) {
         if let Some(text) = decode_with(data, codec, false, cut) {
@@ -71,8 +72,4 @@ pub fn decode_text(data: &[u8], declared: Option<&str>, cut: bool) -> String {
         }
     }
     decode_with(data, "cp1252", true, false).unwrap_or_default()
-}
-
-fn ascii_text(data: &[u8]) -> String {
-    data.iter().map(|&b| b as char).collect()
 }
