@@ -85,7 +85,6 @@ fn budgets_bound_tags_and_attributes() {
 
 #[test]
 fn hostile_shapes_take_linear_time() {
-    use std::time::Instant;
     let shapes: Vec<Box<dyn Fn(usize) -> String>> = vec![
         Box::new(|n| "<x y".repeat(n)),
         Box::new(|n| "<a".repeat(n)),
@@ -105,24 +104,33 @@ fn hostile_shapes_take_linear_time() {
         Box::new(|n| format!("<![if {}", "] ".repeat(n))),
         Box::new(|n| "-- - -- ".repeat(n)),
     ];
+    // The CPU time of this thread, not the wall clock: other processes on a
+    // loaded machine then cannot make a linear shape look quadratic.
+    fn thread_seconds() -> f64 {
+        let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime only writes the one timespec it is given.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+        now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
+    }
+    let reduce = |markup: &str| {
+        let started = thread_seconds();
+        html_to_text(
+            markup,
+            &mut Budget {
+                tags: 1_000_000_000,
+                ..Budget::default()
+            },
+        );
+        thread_seconds() - started
+    };
     for make in &shapes {
         let (small, large) = (make(20_000), make(80_000));
-        let time = |markup: &str| {
-            let mut best = f64::MAX;
-            for _ in 0..3 {
-                let started = Instant::now();
-                html_to_text(
-                    markup,
-                    &mut Budget {
-                        tags: 1_000_000_000,
-                        ..Budget::default()
-                    },
-                );
-                best = best.min(started.elapsed().as_secs_f64());
-            }
-            best
-        };
-        let (cheap, dear) = (time(&small), time(&large));
+        // Four times the input: linear is about 4 times the time, quadratic 16.
+        let (mut cheap, mut dear) = (f64::MAX, f64::MAX);
+        for _ in 0..3 {
+            cheap = cheap.min(reduce(&small));
+            dear = dear.min(reduce(&large));
+        }
         assert!(
             dear <= 8.0 * cheap.max(1e-4),
             "{:?}: {cheap} s, {dear} s",
