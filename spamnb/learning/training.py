@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.counts import TokenCounts
+from ..model.counts import TokenCounts, still_counted
 from ..model.formula import knows_both_classes
 from ..model.labels import HAM, SPAM
 from .countruns import DEFAULT_BUDGET, CountStore, Run, sum_counts
 from .learnrule import FORGOTTEN, Learner, learn_messages
-from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnReport, TrainReport, check_paths,  # noqa: F401
+from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnFlags, LearnReport, TrainReport, check_paths,  # noqa: F401
                        labelled_messages, tokenized_messages)
 from . import modelbuild
 from .._core import TokenCounter
@@ -302,7 +302,8 @@ def count_near_errors_again(counts: TokenCounts, sample: list[tuple[np.ndarray, 
         return [1] * len(sample)
     model = Model.from_counts(counts, options)  # its feature selection, as scoring would see it
     assert model._selected is not None  # from_counts selects
-    columns = KeyColumns.of_counts(counts, unique_keys([keys for keys, _ in sample]), model._selected)
+    # The model's counts, not `counts`: the selection is in their (key) order.
+    columns = KeyColumns.of_counts(model.counts, unique_keys([keys for keys, _ in sample]), model._selected)
     copies, extra = near_errors_by_key(columns, sample, counts.occurrences.sum(axis=1), len(counts),
                                        counts.messages, options)
     if extra is not None:
@@ -516,27 +517,28 @@ class _Rewriting(Learner):
         self.model.record_recent(raw, label)
 
 
-def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,
-          relabel: bool = False, force: bool = False, on_error: bool = False,
+def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), flags: LearnFlags | None = None,
           newer_than: float | None = None) -> LearnReport:
-    """Add (or with `forget`, remove) messages to a trained model, exactly, by
-    the rule of learnrule.py, and recompute its weights.  Calibration and
+    """Add (or with `flags.forget`, remove) messages to a trained model,
+    exactly, by the rule of learnrule.py, as `flags` (labelled.LearnFlags,
+    none set if None) say, and recompute its weights.  Calibration and
     cutoffs are refitted from the scores learned messages had before they
     were learned (Model.refit_from_recent).
     """
     check_paths([*spam, *ham])
+    flags = flags or LearnFlags()
     report = LearnReport()
     sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
     learner = _Rewriting(model, today())
     learn_messages(tokenized_messages(sources, model.options, report.reading, newer_than=newer_than), learner,
-                   report, forget, relabel, force, on_error)
+                   report, flags)
     counts = learner.counts
-    present = (counts.occurrences.sum(axis=0) + counts.documents.sum(axis=0)) > 0
+    present = still_counted(counts.occurrences, counts.documents)
     if not present.all():
         # Tokens whose counts all went to zero leave the vocabulary, so V, and
         # with it every weight, is what it was before they were learned.
         model._counts = counts.subset(present)
     model.refresh(keep_calibration=True)
-    if not forget:
+    if not flags.forget:
         model.refit_from_recent()
     return report

@@ -22,7 +22,7 @@ import os
 import numpy as np
 
 from .. import __version__
-from .counts import TokenCounts
+from .counts import TokenCounts, still_counted
 from .labels import HAM, SPAM
 from ..errors import ModelError
 from .modelfile import BLOCK_KEYS, FORMAT_VERSION, check_u4, write_model
@@ -132,7 +132,7 @@ class Model(Scorer):
         holds; after training from scratch it is refitted.
         """
         counts = self._counts
-        present = (counts.occurrences.sum(axis=0) + counts.documents.sum(axis=0)) > 0
+        present = still_counted(counts.occurrences, counts.documents)
         if not present.all():
             # A token no message holds is not in the vocabulary V (an import may
             # list one): V, and the journal's count of it, stay what learning says.
@@ -277,7 +277,7 @@ class Model(Scorer):
         messages = self._messages + np.asarray(state.messages, dtype=np.int64)
         if occurrences.min(initial=0) < 0 or documents.min(initial=0) < 0 or messages.min() < 0:
             raise ValueError("the journal takes out more than the model holds")
-        present = (occurrences.sum(axis=0) + documents.sum(axis=0)) > 0
+        present = still_counted(occurrences, documents)
         if not present.all():  # every message that held them forgotten: they leave V
             token_bytes = token_bytes[np.repeat(present, lengths)]
             keys, lengths, last_seen = keys[present], lengths[present], last_seen[present]

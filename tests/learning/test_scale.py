@@ -160,15 +160,16 @@ def test_folders_a_killed_training_left_are_swept_once_a_day_old(tmp_path):
     assert not old.exists() and fresh.exists()
 
 
-@pytest.mark.parametrize("margin", [0.0, 3.0, 50.0])
-def test_tokenized_messages_train_the_model_train_counts_from_files(margin):
+@pytest.mark.parametrize("margin, min_df", [(0.0, 0), (3.0, 0), (50.0, 0), (3.0, 2)])
+def test_tokenized_messages_train_the_model_train_counts_from_files(margin, min_df):
     # train() reads files in workers, which keep the calibration sample as
     # token keys; fit_tokenized (the benches' in-process path) is given token
     # lists in a vocabulary of its own order and keys them itself.  With every
     # message in the sample (sample_data), both must count the same events,
     # near errors included, and fit the same calibration.  50 counts every
-    # message's occurrences twice.
-    options = TrainOptions(retrain_margin=margin)
+    # message's occurrences twice.  min_df selects in the model's key order,
+    # which fit_tokenized's vocabulary is not in.
+    options = TrainOptions(retrain_margin=margin, min_df=min_df)
     model, report = training.train(SPAM, HAM, options)
     tokenized = list(tokenized_messages([(1, path) for path in SPAM] + [(0, path) for path in HAM],
                                         options, TrainReport()))
