@@ -50,7 +50,7 @@ import corpora  # noqa: E402
 from spamnb.model.counts import TokenCounts  # noqa: E402
 from spamnb.model.labels import HAM, SPAM  # noqa: E402
 from spamnb.app.metrics import miss_at_fpr, one_minus_roca_percent  # noqa: E402
-from spamnb.model.heldout import raw_score_from_counts  # noqa: E402
+from spamnb.model.keyscores import raw_score_from_counts  # noqa: E402
 from spamnb.model.options import TrainOptions  # noqa: E402
 from spamnb.text.tokens import TokenizerOptions  # noqa: E402
 from spamnb.learning.training import fit_tokenized  # noqa: E402

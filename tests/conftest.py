@@ -68,6 +68,19 @@ def retrained_raw_score(docs, labels, i, options, leave_out=None) -> float:
     weights = [retrained.lookup(t)["weight"] for t in set(docs[i]) if retrained.lookup(t)]
     return retrained.rule.raw([w for w in weights if w != 0])[0]
 
+
+def held_out_scores(counts, docs, labels, options, copies=None):
+    """Held-out raw scores of the token lists `docs` (one block) by training's
+    one pipeline: their keys, the counts' columns of them, and
+    heldout.held_out_raw_scores_by_key."""
+    from spamnb.model.heldout import held_out_raw_scores_by_key
+    from spamnb.model.keyscores import KeyColumns, keys_of, unique_keys
+
+    keyed = [keys_of(tokens) for tokens in docs]
+    columns = KeyColumns.of_counts(counts, unique_keys(keyed))
+    return held_out_raw_scores_by_key(columns, keyed, labels, counts.occurrences.sum(axis=1), len(counts),
+                                      counts.messages, options, copies)
+
 def cpu_seconds(function, argument) -> float:
     """CPU time of one call, with the garbage collector held off so that a
     collection of earlier garbage is not billed to it."""

@@ -17,7 +17,7 @@ from ..model.labels import HAM, SPAM
 from ..errors import InputError, OptionError
 from ..record import Record
 from .metrics import summarise
-from ..model.heldout import raw_score_from_counts
+from ..model.keyscores import raw_score_from_counts
 from ..model.model import Model
 from ..model.options import TrainOptions
 from ..progress import Phases
@@ -127,7 +127,7 @@ def evaluate_online(corpus: Corpus, options: TrainOptions, order: list[int] | No
     before it, then learn it with its true label.
 
     A message's raw score comes from the counts so far by the model's own
-    rule (heldout.raw_score_from_counts: formula.token_weights for just its
+    rule (keyscores.raw_score_from_counts: formula.token_weights for just its
     tokens, combined by scoring.ScoringRule, chunks and top-k included), so
     no model is rebuilt per message.  There is no calibration, so the score
     is the raw score itself, with one difference from a model's: with

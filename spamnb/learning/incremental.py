@@ -185,20 +185,20 @@ class _Appending(Learner):
         self.recent.append([raw, label])
 
 
-def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,
-                    relabel: bool = False, force: bool = False, on_error: bool = False,
+def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = (), flags: LearnFlags | None = None,
                     newer_than: float | None = None):
     """Learn into the model at `path` (the caller holds its lock) by appending a
-    journal record.  Returns the LearnReport, or None when this model must be
-    rewritten whole instead (see the module docstring); then nothing was read
-    from the messages and nothing written."""
+    journal record, as `flags` (labelled.LearnFlags, none set if None) say.
+    Returns the LearnReport, or None when this model must be rewritten whole
+    instead (see the module docstring); then nothing was read from the
+    messages and nothing written."""
     from ..model.journal import JournalState, encode, today
     from ..model.modelfile import PREFIX
     from ..model.modelread import read_model
     from ..model.modelstore import append_record
     from ..model.opening import open_scorer
     from ..model.scorer import LiveTable, journal_scoring
-    from .labelled import LearnReport, check_paths, tokenized_messages
+    from .labelled import LearnFlags, LearnReport, check_paths, tokenized_messages
 
     model_file = read_model(path, verify=False)
     if model_file.version < 3 or "totals" not in model_file.meta:
@@ -230,7 +230,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     learner = _Appending(scorer, table, state, digests)
     sources = [(SPAM, p) for p in spam] + [(HAM, p) for p in ham]
     learn_messages(tokenized_messages(sources, scorer.options, report.reading, newer_than=newer_than), learner,
-                   report, forget, relabel, force, on_error)
+                   report, flags or LearnFlags())
 
     learned, recent = learner.learned, learner.recent
     if learned:
@@ -306,8 +306,7 @@ def _learn_locked(path, spam, ham, flags, options, options_given, newer_than):
         if options_given and options != open_scorer(path).options:
             raise OptionError(f"{', '.join(options_given)}: training options apply only when learn creates "
                               f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
-        report = learn_appending(path, spam, ham, forget=flags.forget, relabel=flags.relabel, force=flags.force,
-                                 on_error=flags.on_error, newer_than=newer_than)
+        report = learn_appending(path, spam, ham, flags, newer_than=newer_than)
         if report is not None:
             return report, False
         from ..model.model import Model  # numpy: only where the model is rewritten whole
@@ -322,8 +321,7 @@ def _learn_locked(path, spam, ham, flags, options, options_given, newer_than):
         model = Model.empty(options)
     from .training import learn
 
-    report = learn(model, spam, ham, forget=flags.forget, relabel=flags.relabel, force=flags.force,
-                   on_error=flags.on_error, newer_than=newer_than)
+    report = learn(model, spam, ham, flags, newer_than=newer_than)
     if report.changed or created:
         model.save(path)
     return report, created

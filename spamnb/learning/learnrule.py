@@ -24,7 +24,7 @@ TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported o
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from .labelled import LearnReport
+    from .labelled import LearnFlags, LearnReport
     from ..model.scorer import Scorer
 
 FORGOTTEN = -1
@@ -60,11 +60,13 @@ class Learner:
 
 
 def learn_messages(messages: Iterable[tuple[int, list[str], str, int]], learner: Learner, report: LearnReport,
-                   forget: bool, relabel: bool, force: bool, on_error: bool) -> None:
+                   flags: LearnFlags) -> None:
     """Teach `learner` each (label, tokens, origin, digest) of `messages`
-    (labelled.tokenized_messages), counting in `report` what was done and
-    what was skipped, and why."""
+    (labelled.tokenized_messages) as `flags` (labelled.LearnFlags) say,
+    counting in `report` what was done and what was skipped, and why."""
     from .labelled import LABELS
+
+    forget, relabel, force, on_error = flags.forget, flags.relabel, flags.force, flags.on_error
 
     for label, tokens, _, digest in messages:
         name = LABELS[label]

@@ -17,7 +17,7 @@ chunk, not the vocabulary:
    writer puts the file together.
 
 Calibration scores the sample from its tokens' columns alone
-(keyscores.blocked_raw_scores_by_key).  The Bernoulli bias's absent-token sum
+(heldout.blocked_raw_scores_by_key).  The Bernoulli bias's absent-token sum
 is added a chunk at a time, so it may differ from a sum over the whole
 array in its last bits (floating point addition is not associative); every
 other number is the same.
@@ -34,7 +34,8 @@ import numpy as np
 
 from .countruns import RunReader, SpilledRun, write_array
 from ..model.labels import HAM, SPAM
-from ..model.keyscores import KeyColumns, blocked_raw_scores_by_key, unique_keys
+from ..model.heldout import blocked_raw_scores_by_key
+from ..model.keyscores import KeyColumns, unique_keys
 from ..model.model import COMPRESSED, Model, file_meta
 from ..model.modelfile import BLOCK_KEYS, write_model_streamed
 from ..model.modelstore import check_writable, locked

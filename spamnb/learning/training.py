@@ -6,24 +6,23 @@ import os
 import random
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.counts import TokenCounts
+from ..model.counts import TokenCounts, still_counted
 from ..model.formula import knows_both_classes
 from ..model.labels import HAM, SPAM
 from .countruns import DEFAULT_BUDGET, CountStore, Run, sum_counts
 from .learnrule import FORGOTTEN, Learner, learn_messages
-from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnReport, TrainReport, check_paths,  # noqa: F401
+from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnFlags, LearnReport, TrainReport, check_paths,  # noqa: F401
                        labelled_messages, tokenized_messages)
 from . import modelbuild
 from .._core import TokenCounter
 from ..mail.digest import message_digest
 from ..errors import InputError, ModelError
-from ..model.keyscores import KeyBags, KeyColumns, blocked_raw_scores_by_key, raw_scores_by_key, unique_keys
+from ..model.keyscores import KeyBags, KeyColumns, keys_of, places, raw_scores_by_key, unique_keys
 from ..model.journal import today
 from ..model.model import Model
 from ..model.options import TrainOptions
@@ -217,34 +216,15 @@ def compact_sample(sample: list[tuple[np.ndarray, int]]) -> list[tuple[np.ndarra
     return [(flat[end - len(keys):end], label) for (keys, label), end in zip(sample, ends)]
 
 
-def calibrate(model: Model, sample: list[tuple[list[str], int]], fit_cutoffs: bool = True,
+def calibrate(model: Model, sample: list[tuple[np.ndarray, int]], fit_cutoffs: bool = True,
               copies: list[int] | None = None) -> None:
     """Fit the model's probability calibration, and with `fit_cutoffs` its
-    cutoffs, on held-out scores of the sample (in reading order), when the
-    sample allows it; `copies`: how many times each was counted
-    (Model.calibrate)."""
+    cutoffs, on held-out scores of the sample (token keys and labels, in
+    reading order), when the sample allows it; `copies`: how many times each
+    was counted (Model.calibrate)."""
     labels = [label for _, label in sample]
     if modelbuild.calibration_due(labels, model.messages):
-        model.calibrate([tokens for tokens, _ in sample], labels, copies)
-        if fit_cutoffs:
-            model.fit_cutoffs(labels)
-
-
-def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], fit_cutoffs: bool = True,
-                     copies: list[int] | None = None) -> None:
-    """calibrate, for a sample of messages given as token keys."""
-    labels = [label for _, label in sample]
-    if modelbuild.calibration_due(labels, model.messages):
-        counts = model.counts
-        wanted = unique_keys([keys for keys, _ in sample])
-        at = np.searchsorted(counts.keys, wanted)
-        if model._selected is None:
-            model._selected = model._selection(counts.documents, counts.messages, counts.keys)
-        columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
-        raw = blocked_raw_scores_by_key(columns, [keys for keys, _ in sample], labels,
-                                        counts.occurrences.sum(axis=1), len(counts), counts.messages,
-                                        model.options, copies=copies)
-        model.fit_calibration(raw, labels)
+        model.calibrate([keys for keys, _ in sample], labels, copies)
         if fit_cutoffs:
             model.fit_cutoffs(labels)
 
@@ -252,14 +232,16 @@ def calibrate_by_key(model: Model, sample: list[tuple[np.ndarray, int]], fit_cut
 def fit_tokenized(documents: Sequence[list[str]], labels: Sequence[int], options: TrainOptions,
                   calibrated: bool = True) -> Model:
     """A model trained as `train` would (calibration and tuned cutoffs included,
-    unless `calibrated` is false) on messages already tokenized."""
+    unless `calibrated` is false) on messages already tokenized: its sample
+    is kept as token keys, as `train`'s workers keep it, and goes through
+    the same near-error pass and calibration."""
     counts = TokenCounts()
     for start in range(0, len(documents), BATCH_MESSAGES):
         counts.add(documents[start:start + BATCH_MESSAGES], labels[start:start + BATCH_MESSAGES])
     reservoir = Reservoir(CALIBRATION_SAMPLE)
     for index in range(len(documents)):
         reservoir.offer(index)
-    sample = [(documents[i], labels[i]) for i in sorted(reservoir.items)]  # in reading order
+    sample = [(keys_of(documents[i]), labels[i]) for i in sorted(reservoir.items)]  # in reading order
     copies = count_near_errors_again(counts, sample, options)
     model = Model.from_counts(counts, options)
     if calibrated:
@@ -273,52 +255,33 @@ def retraining_applies(options: TrainOptions, sample: list, messages) -> bool:
     return options.retrain_margin > 0 and bool(sample) and int(np.asarray(messages).min()) > 0
 
 
-def count_near_errors_again(counts: TokenCounts, sample: list[tuple[list[str], int]],
-                            options: TrainOptions) -> list[int]:
-    """Count once more the sample's messages that the model of `counts` scores
-    wrong or within `options.retrain_margin` of 0 (raw score), all at once
-    (see TrainOptions.retrain_margin).  Returns how many times each sample
-    message is now counted (1 or 2), which calibration takes out with its
-    block.  The sample is every training message up to CALIBRATION_SAMPLE
-    of them, else a uniform sample."""
-    if not retraining_applies(options, sample, counts.messages):
-        return [1] * len(sample)
-    margin = options.retrain_margin
-    model = Model.from_counts(counts, options)
-    # A message with too little evidence (raw NaN) is counted once: the comparison
-    # is false for it, and a second count of its one to four known tokens would
-    # teach little.  near_errors_by_key decides the same way.
-    copies = [2 if (1 if label == SPAM else -1) * model.raw_score(tokens) <= margin else 1
-              for tokens, label in sample]
-    for (tokens, label), times in zip(sample, copies):
-        if times == 2:
-            count_occurrences_again(counts, tokens, label)
-    return copies
-
-
-def count_occurrences_again(counts: TokenCounts, tokens: list[str], label: int) -> None:
-    """Count a message's token occurrences once more, and nothing else: its
-    message and document counts stay counts of messages (TrainOptions.retrain_margin)."""
-    bag = Counter(tokens)
-    counts.occurrences[label, [counts.vocabulary[token] for token in bag]] += list(bag.values())
+def times_counted(raw: float, label: int, margin: float) -> int:
+    """How many times a training message is counted: twice when the model
+    scores it wrong or within `margin` of 0 (raw score), else once (see
+    TrainOptions.retrain_margin).  A message with too little evidence (raw
+    NaN) is counted once: the comparison is false for it, and a second
+    count of its one to four known tokens would teach little."""
+    return 2 if (1 if label == SPAM else -1) * raw <= margin else 1
 
 
 def near_errors_by_key(columns: KeyColumns, sample: list[tuple[np.ndarray, int]], totals: np.ndarray,
                        vocabulary: int, messages: np.ndarray, options: TrainOptions
                        ) -> tuple[list[int], Run | None]:
-    """count_near_errors_again's choice, for a sample given as token keys and
-    a model given as the columns of the sample's keys (KeyColumns) with its
-    totals, V and message counts: how many times each sample message is to
-    be counted (1 or 2), and the occurrences of those counted again as one
-    keyed run (document and message counts stay: see TrainOptions.retrain_margin)."""
+    """Which of the sample's messages (token keys and labels) the model
+    scores as near errors (times_counted, all at once), for a model given as
+    the columns of the sample's keys (KeyColumns) with its totals, V and
+    message counts: how many times each sample message is to be counted (1
+    or 2), and the occurrences of those counted again as one keyed run
+    (document and message counts stay: see TrainOptions.retrain_margin).
+    The sample is every training message up to CALIBRATION_SAMPLE of them,
+    else a uniform sample."""
     if not retraining_applies(options, sample, messages):
         return [1] * len(sample), None
     margin = options.retrain_margin
     documents = [keys for keys, _ in sample]
     bags = KeyBags.of(documents)
     raw = raw_scores_by_key(columns, documents, totals, vocabulary, messages, options, bags)
-    copies = [2 if (1 if label == SPAM else -1) * score <= margin else 1
-              for score, (_, label) in zip(raw.tolist(), sample)]
+    copies = [times_counted(score, label, margin) for score, (_, label) in zip(raw.tolist(), sample)]
     again = np.flatnonzero(np.asarray(copies) == 2)
     if not len(again):
         return copies, None
@@ -329,22 +292,23 @@ def near_errors_by_key(columns: KeyColumns, sample: list[tuple[np.ndarray, int]]
     return copies, sum_counts(near.keys, counts)
 
 
-def count_near_errors_again_by_key(counts: TokenCounts, sample: list[tuple[np.ndarray, int]],
-                                   options: TrainOptions) -> list[int]:
-    """count_near_errors_again, for the whole vocabulary in memory and a sample
-    given as token keys: the near errors' counts are added to `counts`."""
+def count_near_errors_again(counts: TokenCounts, sample: list[tuple[np.ndarray, int]],
+                            options: TrainOptions) -> list[int]:
+    """Count once more the occurrences of the sample's near errors
+    (near_errors_by_key), for the whole vocabulary in memory (in key order
+    or not): returns how many times each sample message is now counted (1
+    or 2), which calibration takes out with its block."""
     if not retraining_applies(options, sample, counts.messages):
         return [1] * len(sample)
     model = Model.from_counts(counts, options)  # its feature selection, as scoring would see it
-    wanted = unique_keys([keys for keys, _ in sample])
-    at = np.searchsorted(counts.keys, wanted)
     assert model._selected is not None  # from_counts selects
-    columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
+    # The model's counts, not `counts`: the selection is in their (key) order.
+    columns = KeyColumns.of_counts(model.counts, unique_keys([keys for keys, _ in sample]), model._selected)
     copies, extra = near_errors_by_key(columns, sample, counts.occurrences.sum(axis=1), len(counts),
                                        counts.messages, options)
     if extra is not None:
         assert extra.counts is not None  # a counts run
-        counts.occurrences[:, np.searchsorted(counts.keys, extra.keys)] += extra.counts[0:2]
+        counts.occurrences[:, places(counts.keys, extra.keys)[0]] += extra.counts[0:2]
     return copies
 
 
@@ -394,11 +358,11 @@ def train(spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None 
         tally.close()
     if phases is not None:
         phases.phase("weighing tokens")
-    copies = count_near_errors_again_by_key(counts, sample, options)
+    copies = count_near_errors_again(counts, sample, options)
     model = Model.from_counts(counts, options, cutoffs)
     if phases is not None:
         phases.phase("fitting calibration and cutoffs")
-    calibrate_by_key(model, sample, fit_cutoffs=cutoffs is None, copies=copies)
+    calibrate(model, sample, fit_cutoffs=cutoffs is None, copies=copies)
     report.vocabulary = model.vocabulary_size
     report.seconds = time.perf_counter() - started
     return model, report
@@ -553,27 +517,28 @@ class _Rewriting(Learner):
         self.model.record_recent(raw, label)
 
 
-def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), forget: bool = False,
-          relabel: bool = False, force: bool = False, on_error: bool = False,
+def learn(model: Model, spam: Sequence[str] = (), ham: Sequence[str] = (), flags: LearnFlags | None = None,
           newer_than: float | None = None) -> LearnReport:
-    """Add (or with `forget`, remove) messages to a trained model, exactly, by
-    the rule of learnrule.py, and recompute its weights.  Calibration and
+    """Add (or with `flags.forget`, remove) messages to a trained model,
+    exactly, by the rule of learnrule.py, as `flags` (labelled.LearnFlags,
+    none set if None) say, and recompute its weights.  Calibration and
     cutoffs are refitted from the scores learned messages had before they
     were learned (Model.refit_from_recent).
     """
     check_paths([*spam, *ham])
+    flags = flags or LearnFlags()
     report = LearnReport()
     sources = [(SPAM, path) for path in spam] + [(HAM, path) for path in ham]
     learner = _Rewriting(model, today())
     learn_messages(tokenized_messages(sources, model.options, report.reading, newer_than=newer_than), learner,
-                   report, forget, relabel, force, on_error)
+                   report, flags)
     counts = learner.counts
-    present = (counts.occurrences.sum(axis=0) + counts.documents.sum(axis=0)) > 0
+    present = still_counted(counts.occurrences, counts.documents)
     if not present.all():
         # Tokens whose counts all went to zero leave the vocabulary, so V, and
         # with it every weight, is what it was before they were learned.
         model._counts = counts.subset(present)
     model.refresh(keep_calibration=True)
-    if not forget:
+    if not flags.forget:
         model.refit_from_recent()
     return report

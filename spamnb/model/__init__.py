@@ -3,8 +3,8 @@
 In:  token lists and labels (from spamnb.text, via spamnb.learning), or a
      model file.
 Out: `TokenCounts` (counts), the classes' numbers (labels), per-token
-     log-odds weights (the rule: formula; a vocabulary at once: weights), held-out raw scores (heldout; keyscores for
-     messages as token keys), Platt calibration and cutoffs (calibration),
+     log-odds weights (the rule: formula; a vocabulary at once: weights), held-out raw scores (heldout, scored by
+     keyscores: messages as token keys), Platt calibration and cutoffs (calibration),
      `TrainOptions` (options), the scoring rule and `Score` (scoring), a
      model opened for scoring only (scorer: `Scorer`) or with its counts
      (model: `Model`), either as scoring needs (opening), what `inspect`

@@ -193,3 +193,11 @@ class TokenCounts:
                                          self.keys[indices])
         counts.learned = dict(self.learned)
         return counts
+
+
+def still_counted(occurrences: np.ndarray, documents: np.ndarray) -> np.ndarray:
+    """Which tokens some count still holds (N_cw or D_cw of either class
+    above 0): a token every message of which was forgotten leaves the
+    vocabulary, so V, and with it every weight, is what it was before it
+    was learned."""
+    return (occurrences.sum(axis=0) + documents.sum(axis=0)) > 0

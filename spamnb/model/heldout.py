@@ -2,102 +2,90 @@
 calibration and cutoffs are fitted on.
 
 A message a model was trained on scores surer than new mail will.  So each
-is scored by the counts without it (held_out_raw_scores), and, since
+is scored by the counts without it (held_out_raw_scores_by_key), and, since
 tomorrow's mail meets a model of yesterday's, without the mail that came
 after it either: each class's messages, in the order read, are cut into time
 blocks and each block is scored by the blocks before it (forward chaining:
-time_blocks, each_block_held_out, blocked_raw_scores).  raw_score_from_counts
-scores one message straight from counts, for online evaluation.  keyscores.py
-does the same for messages given as token keys, at any vocabulary size.
+time_blocks, each_block_held_out, blocked_raw_scores_by_key).  Messages are
+given as token keys and scored by keyscores.py, at any vocabulary size:
+`train`'s sample as its workers keyed it, token lists by their keys
+(keyscores.keys_of).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from itertools import chain
-
 import numpy as np
 
-from .counts import TokenCounts
+from .keyscores import SCORED_TOGETHER, KeyBags, KeyColumns, key_positions, raw_scores_of_bags
 from .labels import HAM, SPAM
-from .options import TrainOptions, presence_scoring
-from .scoring import ScoringRule
-from .weights import token_weights
+from .options import TrainOptions
 
 
-def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[str],
-                          options: TrainOptions) -> float:
-    """A message's raw score computed straight from counts, for just its tokens.
-
-    Chunking is applied as in scoring.  Used for online evaluation, where
-    rebuilding the whole weight table per message would cost O(vocabulary)
-    each time.
-    """
-    rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
-    presence = presence_scoring(options.event_model)
-
-    def contributions(chunk: list[str]) -> list[float]:
-        bag = Counter(token for token in chunk if token in counts.vocabulary)
-        ids = np.fromiter((counts.vocabulary[t] for t in bag), dtype=np.intp, count=len(bag))
-        times = np.fromiter(bag.values(), dtype=np.int64, count=len(bag))
-        weights, _ = token_weights(counts.occurrences[:, ids], counts.documents[:, ids], counts.messages, totals,
-                                   len(counts), options.event_model, options.alpha, options.robinson,
-                                   options.min_strength)
-        x = np.ones_like(times) if presence else times
-        return (weights * x)[weights != 0.0].tolist()  # zero weights are skipped, as in scoring
-
-    return rule.message_raw(tokens, contributions)
-
-
-def held_out_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: list[int],
-                        options: TrainOptions, selected: np.ndarray | None = None,
-                        copies: list[int] | None = None) -> np.ndarray:
-    """Raw scores of a block of training messages from the counts without
-    the whole block: what a model trained on the rest would have said of
-    them.  With the block the most recent mail, that is the score of mail
-    that came after the model, drift included, where leave-one-out keeps
-    each message's own campaign (its neighbours in time) in the model.
+def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], labels: list[int],
+                               totals: np.ndarray, vocabulary: int, messages: np.ndarray,
+                               options: TrainOptions, copies: list[int] | None = None) -> np.ndarray:
+    """Raw scores of a block of training messages (as token keys) from the
+    counts without the whole block: what a model trained on the rest would
+    have said of them.  With the block the most recent mail, that is the
+    score of mail that came after the model, drift included, where
+    leave-one-out keeps each message's own campaign (its neighbours in time)
+    in the model.  The model is given as the columns of the block's keys
+    (KeyColumns) plus its per-class totals Σ_w N_cw, vocabulary size V and
+    message counts: only the block's own tokens change when it is taken
+    out, the totals lose what the block held, and V loses the tokens only
+    the block had (tests/model/test_calibration.py checks the scores
+    against retraining without the block).
     `copies`: how many times each message's occurrences were counted (2 for
     a near error counted again, TrainOptions.retrain_margin); all of them are
     taken out, else a twice-counted message would still be in the model that
-    scores it (its document and message counts are counted once).
-    """
-    occurrences = counts.occurrences.copy()
-    document_counts = counts.documents.copy()
-    messages = counts.messages.copy()
-    bags = [Counter(tokens) for tokens in documents]
-    try:
-        ids = np.array(list(map(counts.vocabulary.__getitem__, chain.from_iterable(bags))), dtype=np.intp)
-    except KeyError:
-        raise ValueError("held-out scores need messages the model was trained on") from None
-    times = np.array(list(chain.from_iterable(bag.values() for bag in bags)), dtype=np.int64)
-    sizes = np.fromiter(map(len, bags), dtype=np.intp, count=len(bags))
-    label = np.repeat(np.asarray(labels, dtype=np.intp), sizes)
+    scores it (its document and message counts are counted once)."""
+    bags = KeyBags.of(documents)
+    # What is made here for each entry of the bags (millions for a sample's
+    # first held-out block) is the largest part of calibration's memory: one
+    # array at a time, and the counts taken out a group of messages at a time.
+    at = key_positions(columns.keys, bags.keys)
+    for part in range(0, len(at), SCORED_TOGETHER * 1024):
+        piece = at[part:part + SCORED_TOGETHER * 1024]
+        if (piece >= len(columns.keys)).any() or \
+                (columns.keys[np.minimum(piece, len(columns.keys) - 1)] != bags.keys[part:part + len(piece)]).any():
+            raise ValueError("held-out scores need messages the model was trained on")
+    # Only the block's own columns change or are scored: the rest are left out
+    # (a fifth of the sample's columns, not all of them, in memory at once).
+    # np.unique(at, return_inverse=True) by marking: no sort.
+    present = np.zeros(len(columns.keys), dtype=bool)
+    present[at] = True
+    mine = np.flatnonzero(present)
+    # Each entry's place among the block's columns, 4 bytes an entry where that is room enough.
+    ids = (np.cumsum(present) - 1).astype(np.int32 if len(present) < 2**31 else np.intp)[at]
+    del at
+    # Copies in the counts' own type (32 bits from training's store): every
+    # count holds what the block took out of it, so none goes below 0, and
+    # raw_scores_of_bags weighs them as 64-bit integers a piece at a time.
+    columns = KeyColumns(columns.keys[mine], columns.occurrences[:, mine], columns.documents[:, mine],
+                         columns.selected[mine])
+    del mine
+    label = np.asarray(labels, dtype=np.intp)
     copied = np.ones(len(bags), dtype=np.int64) if copies is None else np.asarray(copies, dtype=np.int64)
-    np.add.at(occurrences, (label, ids), -times * np.repeat(copied, sizes))
-    np.add.at(document_counts, (label, ids), -1)
-    messages -= np.bincount(np.asarray(labels, dtype=np.intp), minlength=2)
+    occurrences, document_counts = columns.occurrences, columns.documents  # copies already
+    removed = np.zeros(2, dtype=np.int64)
+    for group in range(0, len(bags), SCORED_TOGETHER):
+        members = slice(group, group + SCORED_TOGETHER)
+        last = min(group + SCORED_TOGETHER, len(bags)) - 1
+        entries = slice(int(bags.starts[group]), int(bags.starts[last] + bags.sizes[last]))
+        sizes = bags.sizes[members]
+        entry_label = np.repeat(label[members], sizes)
+        taken = bags.counts[entries].astype(np.int64) * np.repeat(copied[members], sizes)  # every copy
+        np.subtract.at(occurrences, (entry_label, ids[entries]), taken.astype(occurrences.dtype))  # (occurrences only)
+        np.subtract.at(document_counts, (entry_label, ids[entries]), 1)
+        np.add.at(removed, entry_label, taken)
+    messages = np.asarray(messages, dtype=np.int64) - np.bincount(label, minlength=2)
     if messages.min() <= 0:
         raise ValueError("held-out scores need messages of each class outside the block")
     remaining = document_counts.sum(axis=0) > 0  # tokens only the block had leave V
-    weights, _ = token_weights(occurrences, document_counts, messages, occurrences.sum(axis=1),
-                               int(remaining.sum()), options.event_model, options.alpha, options.robinson,
-                               options.min_strength)
-    weights[~remaining] = 0.0
-    if selected is not None:
-        weights[~selected] = 0.0
-    presence = presence_scoring(options.event_model)
-    rule = ScoringRule(options.normalize, options.top_k, chunk=options.chunk)
-    vocabulary = counts.vocabulary
+    held_out = KeyColumns(columns.keys, occurrences, document_counts, columns.selected & remaining)
+    return raw_scores_of_bags(held_out, documents, bags, ids, np.asarray(totals, dtype=np.int64) - removed,
+                              int(vocabulary) - int((~remaining).sum()), messages, options)
 
-    def contributions(chunk: list[str]) -> list[float]:
-        bag = Counter(chunk)
-        token_ids = np.fromiter(map(vocabulary.__getitem__, bag), dtype=np.intp, count=len(bag))
-        x = np.ones(len(bag)) if presence else np.fromiter(bag.values(), dtype=np.float64, count=len(bag))
-        terms = weights[token_ids] * x
-        return terms[terms != 0.0].tolist()
-
-    return np.array([rule.message_raw(tokens, contributions) for tokens in documents], dtype=np.float64)
 
 
 def time_blocks(labels: list[int], blocks: int = 5) -> np.ndarray:
@@ -146,16 +134,17 @@ def each_block_held_out(labels: list[int], blocks: int, held_out) -> np.ndarray:
     return out
 
 
-def blocked_raw_scores(counts: TokenCounts, documents: list[list[str]], labels: list[int],
-                       options: TrainOptions, selected: np.ndarray | None = None,
-                       blocks: int = 5, copies: list[int] | None = None) -> np.ndarray:
-    """held_out_raw_scores for every message, a block at a time: each class's
-    messages, in the order given (the order they were read: delivery order
-    for a Maildir or an mbox), cut into `blocks` runs, and each run scored
-    by the counts without it and without every run after it
-    (each_block_held_out).  Every message gets the score a model of the
+def blocked_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], labels: list[int],
+                              totals: np.ndarray, vocabulary: int, messages: np.ndarray,
+                              options: TrainOptions, blocks: int = 5,
+                              copies: list[int] | None = None) -> np.ndarray:
+    """held_out_raw_scores_by_key for every message, a block at a time:
+    each class's messages, in the order given (the order they were read:
+    delivery order for a Maildir or an mbox), cut into `blocks` runs, and
+    each run scored by the counts without it and without every run after
+    it (each_block_held_out).  Every message gets the score a model of the
     mail before it gave: what calibration and cutoffs are fitted on is how
     a model meets the mail that comes after it, drift included."""
-    return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores(
-        counts, [documents[i] for i in members], [labels[i] for i in members], options, selected,
-        None if copies is None else [copies[i] for i in members]))
+    return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores_by_key(
+        columns, [documents[i] for i in members], [labels[i] for i in members], totals, vocabulary,
+        messages, options, None if copies is None else [copies[i] for i in members]))

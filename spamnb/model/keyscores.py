@@ -2,18 +2,19 @@
 columns of just those keys (KeyColumns) plus its per-class totals, V and
 message counts: `train` scores and calibrates on its sample of up to 10,000
 messages (learning/training.py, learning/modelbuild.py) without a weight
-table of the whole vocabulary or the tokens' text.  The same numbers as
-heldout.py's for the same messages as tokens (tests/learning/test_scale.py).
+table of the whole vocabulary or the tokens' text.  Messages given as tokens
+are scored the same way, by their keys (keys_of): one pipeline, whatever
+holds the counts (KeyColumns.of_counts for counts in memory).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .heldout import each_block_held_out
+from .counts import TokenCounts
 from .options import TrainOptions, presence_scoring
 from .scoring import ScoringRule
-from .._core import distinct_keys as distinct_key_counts, key_positions as _key_positions
+from .._core import distinct_keys as distinct_key_counts, key_positions as _key_positions, token_keys
 from .weights import token_weights
 
 
@@ -30,6 +31,44 @@ class KeyColumns:
         self.occurrences = occurrences
         self.documents = documents
         self.selected = np.asarray(selected, dtype=bool)
+
+    @classmethod
+    def of_counts(cls, counts: TokenCounts, keys: np.ndarray, selected: np.ndarray | None = None,
+                  unknown: bool = False) -> "KeyColumns":
+        """The columns of `keys` (sorted, distinct) in `counts`, whose tokens
+        may be in any order (key order from `train`, first seen from
+        TokenCounts.add); selected where `selected` (in the counts' order;
+        None: every token) is.  A key the counts do not hold is left out,
+        or with `unknown` kept with counts of 0, weighing nothing (a token
+        the model never saw)."""
+        at, known = places(counts.keys, keys)
+        if not known.all():
+            if unknown:
+                return cls(keys, np.where(known, counts.occurrences[:, at], 0),
+                           np.where(known, counts.documents[:, at], 0),
+                           known & (True if selected is None else selected[at]))
+            keys, at = keys[known], at[known]
+        return cls(keys, counts.occurrences[:, at], counts.documents[:, at],
+                   np.ones(len(at), dtype=bool) if selected is None else selected[at])
+
+
+def places(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of `wanted` is in `keys` (sorted, as `train`'s counts are,
+    or not), and whether it is there at all."""
+    if len(keys) == 0:
+        return np.zeros(len(wanted), dtype=np.intp), np.zeros(len(wanted), dtype=bool)
+    if (keys[1:] > keys[:-1]).all():
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    else:
+        order = np.argsort(keys, kind="stable")
+        at = order[np.minimum(np.searchsorted(keys[order], wanted), len(keys) - 1)]
+    return at, keys[at] == wanted
+
+
+def keys_of(tokens: list[str]) -> np.ndarray:
+    """A message's tokens as their keys, in token order: what `train`'s
+    workers keep of a sampled message (training.count_batch)."""
+    return np.frombuffer(token_keys(tokens), dtype="<u8").astype(np.uint64)
 
 
 def unique_keys(arrays: list[np.ndarray]) -> np.ndarray:
@@ -115,64 +154,6 @@ def distinct_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return bags.keys, bags.counts
 
 
-def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], labels: list[int],
-                               totals: np.ndarray, vocabulary: int, messages: np.ndarray,
-                               options: TrainOptions, copies: list[int] | None = None) -> np.ndarray:
-    """held_out_raw_scores, for messages given as token keys and a model
-    given as the columns of those keys plus its per-class totals Σ_w N_cw,
-    vocabulary size V and message counts.  Only the block's own tokens
-    change when it is taken out, so these are the same numbers: the
-    totals lose what the block held, and V loses the tokens only the block
-    had (tests/learning/test_scale.py checks it against held_out_raw_scores).
-    `copies`: how many times each message was counted (held_out_raw_scores)."""
-    bags = KeyBags.of(documents)
-    # What is made here for each entry of the bags (millions for a sample's
-    # first held-out block) is the largest part of calibration's memory: one
-    # array at a time, and the counts taken out a group of messages at a time.
-    at = key_positions(columns.keys, bags.keys)
-    for part in range(0, len(at), SCORED_TOGETHER * 1024):
-        piece = at[part:part + SCORED_TOGETHER * 1024]
-        if (piece >= len(columns.keys)).any() or \
-                (columns.keys[np.minimum(piece, len(columns.keys) - 1)] != bags.keys[part:part + len(piece)]).any():
-            raise ValueError("held-out scores need messages the model was trained on")
-    # Only the block's own columns change or are scored: the rest are left out
-    # (a fifth of the sample's columns, not all of them, in memory at once).
-    # np.unique(at, return_inverse=True) by marking: no sort.
-    present = np.zeros(len(columns.keys), dtype=bool)
-    present[at] = True
-    mine = np.flatnonzero(present)
-    # Each entry's place among the block's columns, 4 bytes an entry where that is room enough.
-    ids = (np.cumsum(present) - 1).astype(np.int32 if len(present) < 2**31 else np.intp)[at]
-    del at
-    # Copies in the counts' own type (32 bits from training's store): every
-    # count holds what the block took out of it, so none goes below 0, and
-    # _raw_scores weighs them as 64-bit integers a piece at a time.
-    columns = KeyColumns(columns.keys[mine], columns.occurrences[:, mine], columns.documents[:, mine],
-                         columns.selected[mine])
-    del mine
-    label = np.asarray(labels, dtype=np.intp)
-    copied = np.ones(len(bags), dtype=np.int64) if copies is None else np.asarray(copies, dtype=np.int64)
-    occurrences, document_counts = columns.occurrences, columns.documents  # copies already
-    removed = np.zeros(2, dtype=np.int64)
-    for group in range(0, len(bags), SCORED_TOGETHER):
-        members = slice(group, group + SCORED_TOGETHER)
-        last = min(group + SCORED_TOGETHER, len(bags)) - 1
-        entries = slice(int(bags.starts[group]), int(bags.starts[last] + bags.sizes[last]))
-        sizes = bags.sizes[members]
-        entry_label = np.repeat(label[members], sizes)
-        taken = bags.counts[entries].astype(np.int64) * np.repeat(copied[members], sizes)  # every copy
-        np.subtract.at(occurrences, (entry_label, ids[entries]), taken.astype(occurrences.dtype))  # (occurrences only)
-        np.subtract.at(document_counts, (entry_label, ids[entries]), 1)
-        np.add.at(removed, entry_label, taken)
-    messages = np.asarray(messages, dtype=np.int64) - np.bincount(label, minlength=2)
-    if messages.min() <= 0:
-        raise ValueError("held-out scores need messages of each class outside the block")
-    remaining = document_counts.sum(axis=0) > 0  # tokens only the block had leave V
-    held_out = KeyColumns(columns.keys, occurrences, document_counts, columns.selected & remaining)
-    return _raw_scores(held_out, documents, bags, ids, np.asarray(totals, dtype=np.int64) - removed,
-                       int(vocabulary) - int((~remaining).sum()), messages, options)
-
-
 def raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], totals: np.ndarray, vocabulary: int,
                       messages: np.ndarray, options: TrainOptions, bags: KeyBags | None = None) -> np.ndarray:
     """Raw scores (before calibration) of messages given as token keys, by a
@@ -181,20 +162,41 @@ def raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], totals: 
     not selected weighs nothing.  What Model.raw_score gives for the same
     messages as tokens.  `bags`: the documents' KeyBags, when known."""
     bags = KeyBags.of(documents) if bags is None else bags
-    return _raw_scores(columns, documents, bags, key_positions(columns.keys, bags.keys), totals, vocabulary,
-                       messages, options)
+    return raw_scores_of_bags(columns, documents, bags, key_positions(columns.keys, bags.keys), totals, vocabulary,
+                              messages, options)
+
+
+def raw_score_from_counts(counts: TokenCounts, totals: np.ndarray, tokens: list[str],
+                          options: TrainOptions) -> float:
+    """A message's raw score computed straight from counts, for just its
+    tokens (raw_scores_by_key on their columns; a token the counts do not
+    hold weighs nothing).  Used for online evaluation, where rebuilding the
+    whole weight table per message would cost O(vocabulary) each time: its
+    tokens are found by the vocabulary, not by searching the keys of every
+    token counted."""
+    distinct = list(dict.fromkeys(tokens))
+    keys = keys_of(distinct)
+    order = np.argsort(keys)
+    ids = np.fromiter((counts.vocabulary.get(token, -1) for token in distinct), dtype=np.intp,
+                      count=len(distinct))[order]
+    known = ids >= 0
+    occurrences, documents = np.zeros((2, len(ids)), dtype=np.int64), np.zeros((2, len(ids)), dtype=np.int64)
+    occurrences[:, known] = counts.occurrences[:, ids[known]]
+    documents[:, known] = counts.documents[:, ids[known]]
+    columns = KeyColumns(keys[order], occurrences, documents, known)
+    return float(raw_scores_by_key(columns, [keys_of(tokens)], totals, len(counts), counts.messages, options)[0])
 
 
 # Messages whose terms are computed at once: their terms become Python
 # floats (32 bytes each), so not the whole sample's (3.3 million terms on
 # spamassassin: 100 MB) at a time.
 SCORED_TOGETHER = 256
-# Columns weighed at once by _raw_scores.
+# Columns weighed at once by raw_scores_of_bags.
 WEIGHED_TOGETHER = 1 << 16
 
 
-def _raw_scores(columns: KeyColumns, documents: list[np.ndarray], bags: KeyBags, ids: np.ndarray,
-                totals: np.ndarray, vocabulary: int, messages: np.ndarray, options: TrainOptions) -> np.ndarray:
+def raw_scores_of_bags(columns: KeyColumns, documents: list[np.ndarray], bags: KeyBags, ids: np.ndarray,
+                       totals: np.ndarray, vocabulary: int, messages: np.ndarray, options: TrainOptions) -> np.ndarray:
     """raw_scores_by_key, given the documents' bags and each bag entry's column (`ids`).
 
     Every message's terms x_w λ_w are computed at once; ScoringRule.message_raw
@@ -241,13 +243,3 @@ def _raw_scores(columns: KeyColumns, documents: list[np.ndarray], bags: KeyBags,
             scores[index] = rule.message_raw(keys, lambda chunk, keys=keys, whole=whole:
                                              whole if chunk is keys else chunk_terms(chunk))
     return scores
-
-
-def blocked_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray], labels: list[int],
-                              totals: np.ndarray, vocabulary: int, messages: np.ndarray,
-                              options: TrainOptions, blocks: int = 5,
-                              copies: list[int] | None = None) -> np.ndarray:
-    """blocked_raw_scores, for messages given as token keys (see held_out_raw_scores_by_key)."""
-    return each_block_held_out(labels, blocks, lambda members: held_out_raw_scores_by_key(
-        columns, [documents[i] for i in members], [labels[i] for i in members], totals, vocabulary,
-        messages, options, None if copies is None else [copies[i] for i in members]))

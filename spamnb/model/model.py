@@ -22,7 +22,7 @@ import os
 import numpy as np
 
 from .. import __version__
-from .counts import TokenCounts
+from .counts import TokenCounts, still_counted
 from .labels import HAM, SPAM
 from ..errors import ModelError
 from .modelfile import BLOCK_KEYS, FORMAT_VERSION, check_u4, write_model
@@ -31,7 +31,8 @@ from .calibration import FIT_MINIMUM_HAM, fit_cutoffs, fit_platt, tune_cutoffs
 from .options import TrainOptions
 from .scorer import (SCORING_SECTIONS, Scorer, check_scoring_meta, check_tokenizer_version, cutoffs_from_meta,
                      options_from_meta, options_to_meta)
-from .heldout import blocked_raw_scores
+from .heldout import blocked_raw_scores_by_key
+from .keyscores import KeyColumns, keys_of, unique_keys
 from .journal import RECENT_MINIMUM, RECENT_SCORES
 from .learned import learned_after_journal
 from .scoring import Cutoffs, WeightTable
@@ -131,7 +132,7 @@ class Model(Scorer):
         holds; after training from scratch it is refitted.
         """
         counts = self._counts
-        present = (counts.occurrences.sum(axis=0) + counts.documents.sum(axis=0)) > 0
+        present = still_counted(counts.occurrences, counts.documents)
         if not present.all():
             # A token no message holds is not in the vocabulary V (an import may
             # list one): V, and the journal's count of it, stay what learning says.
@@ -276,7 +277,7 @@ class Model(Scorer):
         messages = self._messages + np.asarray(state.messages, dtype=np.int64)
         if occurrences.min(initial=0) < 0 or documents.min(initial=0) < 0 or messages.min() < 0:
             raise ValueError("the journal takes out more than the model holds")
-        present = (occurrences.sum(axis=0) + documents.sum(axis=0)) > 0
+        present = still_counted(occurrences, documents)
         if not present.all():  # every message that held them forgotten: they leave V
             token_bytes = token_bytes[np.repeat(present, lengths)]
             keys, lengths, last_seen = keys[present], lengths[present], last_seen[present]
@@ -389,29 +390,34 @@ class Model(Scorer):
 
     # -- calibration and cutoffs ---------------------------------------------
 
-    def calibrate(self, documents: list[list[str]], labels: list[int], copies: list[int] | None = None
-                  ) -> dict | None:
-        """Fit P(spam) = σ(a · raw + c) on held-out scores of training messages.
+    def calibrate(self, documents: list[np.ndarray] | list[list[str]], labels: list[int],
+                  copies: list[int] | None = None) -> dict | None:
+        """Fit P(spam) = σ(a · raw + c) on held-out scores of training messages,
+        given as arrays of token keys or as token lists (scored by their keys).
 
         The messages (in the order read) are cut into blocks of time per
         class, and each block from the third on is scored with the counts of
-        the blocks before it (blocked_raw_scores, each_block_held_out): the
+        the blocks before it (blocked_raw_scores_by_key, each_block_held_out): the
         score a model gave mail that came after what it had learned, as
         tomorrow's mail will meet this one.  Blocks scored by all the other
         mail, later blocks included, never showed drift: trained on
         trec06p's first 5,000 messages, cutoffs fitted on them lost 1.30 % of
         the later ham (bench/verdicts.py).  (The Bernoulli bias's
         absent-token sum is not recomputed per block.)  `copies`: how many
-        times each message was counted (see held_out_raw_scores).  None, and
+        times each message was counted (see held_out_raw_scores_by_key).  None, and
         no calibration, when the scored blocks lack a class.
         """
         # The model's own feature selection.  Not `weights != 0`: a token too
         # weak for min_strength in the whole model may be strong without this
         # block, and the held-out weights are recomputed like any other.
         # (min_df and max_features select on the whole model's counts.)
+        counts = self.counts
         if self._selected is None:  # a loaded model: its counts, as refresh would select
-            self._selected = self._selection(self.counts.documents, self.counts.messages, self.counts.keys)
-        raw = blocked_raw_scores(self.counts, documents, labels, self.options, self._selected, copies=copies)
+            self._selected = self._selection(counts.documents, counts.messages, counts.keys)
+        keyed = [keys if isinstance(keys, np.ndarray) else keys_of(keys) for keys in documents]
+        columns = KeyColumns.of_counts(counts, unique_keys(keyed), self._selected)
+        raw = blocked_raw_scores_by_key(columns, keyed, labels, counts.occurrences.sum(axis=1), len(counts),
+                                        counts.messages, self.options, copies=copies)
         return self.fit_calibration(raw, labels)
 
     def fit_calibration(self, raw: np.ndarray, labels: list[int]) -> dict | None:

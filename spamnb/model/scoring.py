@@ -9,9 +9,10 @@ costs about the same for a model of 10 thousand or 10 million tokens.
 This module is the one home of the scoring rule, in the standard library
 alone (the cold-start path imports it): ScoringRule.message_raw (chunks, the
 top k, n^γ), ScoringRule.log_odds and scoring.judge (raw score → log-odds →
-calibrated P(spam) → verdict, by Cutoffs.label).  The numpy paths of
-heldout.py and keyscores.py hold the weights in arrays and call the same
-methods per message (tests/model/test_scoring_rule.py checks that they agree).
+calibrated P(spam) → verdict, by Cutoffs.label).  The numpy path of
+keyscores.py (training's held-out scores and near errors, online
+evaluation) holds the weights in arrays and calls the same methods per
+message (tests/model/test_scoring_rule.py checks that the two agree).
 """
 
 from __future__ import annotations
@@ -159,8 +160,8 @@ class ScoringRule(Record):
         (NO_EVIDENCE when none has), each chunk's the raw of
         `contributions(chunk)`, its nonzero x_w λ_w.  The one definition
         every path scores by, whatever holds the weights: the model file
-        (score_tokens), counts (heldout.raw_score_from_counts) or arrays of
-        token keys (keyscores.raw_scores_by_key)."""
+        (score_tokens) or counts weighed for arrays of token keys
+        (keyscores.raw_scores_by_key)."""
         raws = [self.raw(contributions(chunk))[0] for chunk in self.chunks(tokens)]
         return max((raw for raw in raws if raw == raw), default=NO_EVIDENCE)  # raw == raw: not NaN
 

@@ -74,7 +74,7 @@ def by_journal(path, kwargs, options):
 
 def by_rewrite(path, kwargs, options):
     model = Model.load(path)
-    learn_rewriting(model, **kwargs, **options)
+    learn_rewriting(model, **kwargs, flags=LearnFlags(**options))
     model.save(path)
 
 

@@ -18,8 +18,7 @@ from conftest import SAMPLE, run_spamnb
 from spamnb.learning import countruns, modelbuild, training
 from spamnb.model.counts import TokenCounts
 from spamnb.learning.labelled import TrainReport, tokenized_messages
-from spamnb.model.heldout import blocked_raw_scores
-from spamnb.model.keyscores import BAGGED_TOGETHER, KeyBags, KeyColumns, blocked_raw_scores_by_key
+from spamnb.model.keyscores import BAGGED_TOGETHER, KeyBags
 from spamnb.model.model import Model
 from spamnb.model.modelread import read_model
 from spamnb.model.options import TrainOptions
@@ -132,28 +131,6 @@ def test_file_built_from_spilled_runs_equals_the_saved_in_memory_model(tmp_path,
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == [".spilled.spamnb.lock"]
 
 
-@pytest.mark.parametrize("options", [TrainOptions(), TrainOptions(event_model="bernoulli", min_df=2),
-                                     TrainOptions(event_model="multinomial", chunk=40, min_strength=0.0)])
-def test_held_out_scores_by_key_equal_those_by_token(options):
-    docs, labels = [], []
-    # Five of each class: forward chaining scores the last three of five time blocks.
-    for label, tokens, _, _ in tokenized_messages([(1, path) for path in SPAM[:5]] + [(0, path) for path in HAM[:5]],
-                                                  options, TrainReport()):
-        docs.append(tokens)
-        labels.append(label)
-    model = training.fit_tokenized(docs, labels, options, calibrated=False)
-    counts = model.counts
-    by_token = blocked_raw_scores(counts, docs, labels, options, model._selected)
-    keyed = [np.fromiter(map(token_key, tokens), dtype=np.uint64, count=len(tokens)) for tokens in docs]
-    wanted = np.unique(np.concatenate(keyed))
-    at = np.searchsorted(counts.keys, wanted)
-    columns = KeyColumns(wanted, counts.occurrences[:, at], counts.documents[:, at], model._selected[at])
-    by_key = blocked_raw_scores_by_key(columns, keyed, labels, counts.occurrences.sum(axis=1), len(counts),
-                                       counts.messages, options)
-    np.testing.assert_array_equal(by_key, by_token)  # the same numbers, not merely close (NaN where unscored)
-    assert np.isfinite(by_token).sum() >= 4
-
-
 def test_command_line_budget_changes_memory_not_the_model(tmp_path):
     for budget in ("1", "16"):
         result = run_spamnb("train", SAMPLE / "mail", "--model", tmp_path / budget, "-q", "-j", "1",
@@ -183,13 +160,16 @@ def test_folders_a_killed_training_left_are_swept_once_a_day_old(tmp_path):
     assert not old.exists() and fresh.exists()
 
 
-@pytest.mark.parametrize("margin", [0.0, 3.0, 50.0])
-def test_retraining_by_key_counts_what_retraining_by_token_counts(margin):
-    # train() finds the near errors from the calibration sample's key columns;
-    # fit_tokenized (the benches' in-process path) from tokens.  With every
-    # message in the sample (sample_data), both must count the same events and
-    # fit the same calibration.  50 counts every message's occurrences twice.
-    options = TrainOptions(retrain_margin=margin)
+@pytest.mark.parametrize("margin, min_df", [(0.0, 0), (3.0, 0), (50.0, 0), (3.0, 2)])
+def test_tokenized_messages_train_the_model_train_counts_from_files(margin, min_df):
+    # train() reads files in workers, which keep the calibration sample as
+    # token keys; fit_tokenized (the benches' in-process path) is given token
+    # lists in a vocabulary of its own order and keys them itself.  With every
+    # message in the sample (sample_data), both must count the same events,
+    # near errors included, and fit the same calibration.  50 counts every
+    # message's occurrences twice.  min_df selects in the model's key order,
+    # which fit_tokenized's vocabulary is not in.
+    options = TrainOptions(retrain_margin=margin, min_df=min_df)
     model, report = training.train(SPAM, HAM, options)
     tokenized = list(tokenized_messages([(1, path) for path in SPAM] + [(0, path) for path in HAM],
                                         options, TrainReport()))

@@ -4,11 +4,10 @@ held-out scores it is fitted on (spamnb/model/model.py), against retraining."""
 import numpy as np
 import pytest
 
-from conftest import retrained_raw_score
+from conftest import held_out_scores, retrained_raw_score
 from spamnb.model.calibration import fit_platt, tune_cutoffs
 from spamnb.model.scoring import MIN_BAND
 from spamnb.model.counts import TokenCounts
-from spamnb.model.heldout import held_out_raw_scores
 from spamnb.model.options import TrainOptions
 
 
@@ -72,7 +71,7 @@ def test_held_out_block_scores_equal_retraining_without_the_block():
         for normalize, min_strength in (("none", 0.0), ("sqrt", 0.0), ("mean", 0.0), ("mean", 0.5)):
             options = TrainOptions(event_model, 0.5, normalize=normalize, robinson=0.3, min_strength=min_strength)
             expected = [retrained_raw_score(docs, labels, i, options, leave_out=block) for i in block]
-            got = held_out_raw_scores(full, [docs[i] for i in block], [labels[i] for i in block], options)
+            got = held_out_scores(full, [docs[i] for i in block], [labels[i] for i in block], options)
             assert got == pytest.approx(expected), (event_model, normalize, min_strength)
             assert len(set(np.round(got, 9))) > 1 or min_strength > 0
 

@@ -11,6 +11,7 @@ from conftest import SAMPLE
 from spamnb.model.model import Model
 from spamnb.model import modelstore
 from spamnb.model.modelstore import locked
+from spamnb.learning.labelled import LearnFlags
 from spamnb.learning.training import learn, train
 
 
@@ -40,7 +41,7 @@ def test_sigkill_at_200_random_moments_leaves_a_loadable_model_before_or_after(t
                     with locked(path):
                         current = Model.load(path)
                         forgetting = state_is_after(current)
-                        learn(current, spam=[extra], forget=forgetting)
+                        learn(current, spam=[extra], flags=LearnFlags(forget=forgetting))
                         current.save(path)
             finally:
                 os._exit(0)

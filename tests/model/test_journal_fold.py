@@ -45,7 +45,7 @@ def learned_both_ways(directory, options):
             kwargs = {label: [str(p) for p in files] for label, files in paths.items()}
             learn_file(journalled, **kwargs, flags=LearnFlags(**flags))
             whole = Model.load(rewritten)
-            learn_rewriting(whole, **kwargs, **flags)
+            learn_rewriting(whole, **kwargs, flags=LearnFlags(**flags))
             whole.save(rewritten)
     finally:
         incremental.COMPACT_BYTES = saved
