@@ -21,7 +21,8 @@ from ..model.keyscores import raw_score_from_counts
 from ..model.model import Model
 from ..model.options import TrainOptions
 from ..progress import Phases
-from ..learning.training import TrainReport, fit_tokenized, tokenized_messages
+from ..learning.labelled import TrainReport, tokenized_messages
+from ..learning.training import fit_tokenized
 
 
 class Corpus(Record):

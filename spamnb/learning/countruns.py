@@ -3,7 +3,7 @@ and merged k ways.
 
 Training adds up, per token, four counts (N_ham,w, N_spam,w, D_ham,w,
 D_spam,w; see counts.py).  Here a token is its 64-bit key
-(scoring.token_key, the key the model file sorts by) and a batch's counts
+(_core.token_key, the key the model file sorts by) and a batch's counts
 are a *run*: the keys sorted and unique, a (4, n) array of counts beside
 them.  Runs add up by sorting: concatenate, order by key, sum equal keys
 (np.add.reduceat).  The token text travels apart, as runs of (key, UTF-8

@@ -16,7 +16,7 @@ from ..model.formula import knows_both_classes
 from ..model.labels import HAM, SPAM
 from .countruns import DEFAULT_BUDGET, CountStore, Run, sum_counts
 from .learnrule import FORGOTTEN, Learner, learn_messages
-from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnFlags, LearnReport, TrainReport, check_paths,  # noqa: F401
+from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnFlags, LearnReport, TrainReport, check_paths,
                        labelled_messages, tokenized_messages)
 from . import modelbuild
 from .._core import TokenCounter

@@ -55,12 +55,12 @@ class TokenCounts:
 
     @property
     def keys(self) -> np.ndarray:
-        """Each token's 64-bit key (scoring.token_key), computed once per token:
+        """Each token's 64-bit key (_core.token_key), computed once per token:
         learning one message into a model of half a million tokens hashes its
         new tokens, not all of them again."""
         done = len(self._keys)
         if done < len(self.tokens):
-            from .scoring import token_keys
+            from .._core import token_keys
 
             new = np.frombuffer(token_keys(self.tokens[done:]), dtype="<u8").astype(np.uint64)
             self._keys = np.concatenate([self._keys, new])

@@ -12,7 +12,7 @@ Layout (all integers little-endian):
     journal            records appended by `learn` (spamnb/model/journal.py), if any
 
 Every per-token section is in the order of the tokens' 64-bit keys
-(scoring.token_key), which makes the file canonical: the same counts give the
+(_core.token_key), which makes the file canonical: the same counts give the
 same bytes however they were gathered.  The sections that scoring reads are
 stored raw, so a reader maps them and touches only what a message needs:
 

@@ -16,7 +16,8 @@ from ..errors import ModelError
 from .formula import SCALARS, knows_both_classes, prior_log_odds, token_weights
 from .modelread import read_model
 from .options import TrainOptions, presence_scoring
-from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_terms, score_tokens, token_key
+from .._core import token_key
+from .scoring import Cutoffs, Score, ScoringRule, WeightTable, score_terms, score_tokens
 from ..text.tokens import TOKENIZER_VERSION, TokenizerOptions, message_tokens
 
 SCORING_SECTIONS = ("keys", "weights", "block_first", "block_crcs")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import sys
 
-from .._core import KeyTable, token_key, token_keys  # noqa: F401  (keys and lookups live in the core: model/)
+from .._core import KeyTable, token_key  # keys and lookups live in the core: core/src/model/
 
 from ..record import Record
 

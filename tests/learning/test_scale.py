@@ -22,7 +22,7 @@ from spamnb.model.keyscores import BAGGED_TOGETHER, KeyBags
 from spamnb.model.model import Model
 from spamnb.model.modelread import read_model
 from spamnb.model.options import TrainOptions
-from spamnb.model.scoring import token_key
+from spamnb._core import token_key
 
 SPAM, HAM = [str(SAMPLE / "mail" / "spam")], [str(SAMPLE / "mail" / "ham")]
 

@@ -20,7 +20,8 @@ from spamnb.model.modelread import read_model
 from spamnb.model.opening import open_scorer
 from spamnb.model.scorer import NeedsWholeLoad, Scorer
 from spamnb._core import block_crcs
-from spamnb.model.scoring import Cutoffs, WeightTable, token_key
+from spamnb._core import token_key
+from spamnb.model.scoring import Cutoffs, WeightTable
 from spamnb.text.tokens import TokenizerOptions
 
 MAIL = SAMPLE / "mail"
