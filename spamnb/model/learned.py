@@ -1,19 +1,177 @@
-"""The messages a model file has learned, by digest, and what replacing it
-would forget: `train`, `import` and `merge` refuse to drop what a user
+"""The messages a model has learned, by digest, and what replacing a model
+file would forget: `train`, `import` and `merge` refuse to drop what a user
 taught unless told to (app/commands/options.py keep_what_was_taught).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+
+import numpy as np
 
 from ..errors import ModelError
 from .modelread import read_model
 
+# Changes kept as a dict before they are folded into the sorted arrays: a dict
+# entry costs about 75 bytes (two int objects and its slot) where the arrays
+# cost 9, so a million messages trained on would hold 75 MB in the dict; this
+# many keep it near 5 MB, and each fold copies the arrays once (at most 9 MB a
+# million messages).
+FOLD_AT = 1 << 16
 
-def learned_after_journal(learned: dict[int, int], state) -> dict[int, int]:
-    """The messages on record (digest → class) once the journal's are added to
-    `learned` and its forgotten ones (class -1) taken out of it."""
+_FORGOTTEN = -1   # a change that takes the message off the record
+_ITEMS_AT_ONCE = 1 << 16   # items() turns this many into Python ints at a time
+
+
+class LearnedDigests(MutableMapping):
+    """Digest (mail/digest.py) → class of every message on record.
+
+    Held as sorted arrays, u8 digests and u1 classes (what a model file's
+    `digests` and `digest_classes` sections hold), looked up by binary search,
+    and a small dict of the latest changes, folded into the arrays now and
+    then (FOLD_AT).  Iterating gives the digests in order."""
+
+    __slots__ = ("_digests", "_classes", "_changes")
+
+    def __init__(self, digests: np.ndarray | None = None, classes: np.ndarray | None = None) -> None:
+        """From a file's sections (sorted by digest; any order is put right,
+        the last of equal digests winning, as a dict built from them would)."""
+        self._digests = np.zeros(0, dtype=np.uint64)
+        self._classes = np.zeros(0, dtype=np.uint8)
+        self._changes: dict[int, int] = {}
+        if digests is not None:
+            digests = np.asarray(digests, dtype=np.uint64)
+            classes = np.asarray(classes, dtype=np.uint8)
+            if digests.shape != classes.shape or digests.ndim != 1:
+                raise ValueError("learned digests and their classes differ in length")
+            if len(digests) > 1 and not (digests[1:] > digests[:-1]).all():
+                order = np.argsort(digests, kind="stable")
+                digests, classes = digests[order], classes[order]
+                last = np.append(digests[1:] != digests[:-1], True)
+                digests, classes = digests[last], classes[last]
+            self._digests, self._classes = digests, classes
+
+    @classmethod
+    def of(cls, pairs: Mapping[int, int] | Iterable[tuple[int, int]]) -> "LearnedDigests":
+        record = cls()
+        record.update(pairs)
+        return record
+
+    # -- reading -------------------------------------------------------------
+
+    def get(self, digest: int, default=None):
+        label = self._changes.get(digest)
+        if label is not None:
+            return default if label == _FORGOTTEN else label
+        digests = self._digests
+        if not (len(digests) and 0 <= digest < 2**64):
+            return default
+        at = int(np.searchsorted(digests, np.uint64(digest)))
+        if at < len(digests) and int(digests[at]) == digest:
+            return int(self._classes[at])
+        return default
+
+    def __getitem__(self, digest: int) -> int:
+        label = self.get(digest)
+        if label is None:
+            raise KeyError(digest)
+        return label
+
+    def __contains__(self, digest: object) -> bool:
+        return isinstance(digest, int) and self.get(digest) is not None
+
+    def __len__(self) -> int:
+        self._fold()
+        return len(self._digests)
+
+    def __iter__(self) -> Iterator[int]:
+        return (digest for digest, _ in self.items())
+
+    def items(self) -> Iterator[tuple[int, int]]:  # type: ignore[override]
+        """(digest, class) in digest order."""
+        digests, classes = self.arrays()
+        for start in range(0, len(digests), _ITEMS_AT_ONCE):
+            end = start + _ITEMS_AT_ONCE
+            yield from zip(digests[start:end].tolist(), classes[start:end].tolist())
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The record as a file holds it: digests (u8, sorted) and their classes
+        (u1).  Not to be written into: the next change makes new arrays."""
+        self._fold()
+        return self._digests, self._classes
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LearnedDigests):
+            (mine, my_classes), (theirs, their_classes) = self.arrays(), other.arrays()
+            return np.array_equal(mine, theirs) and np.array_equal(my_classes, their_classes)
+        if isinstance(other, Mapping):
+            return dict(self.items()) == dict(other.items())
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def copy(self) -> "LearnedDigests":
+        copied = LearnedDigests()
+        copied._digests, copied._classes = self.arrays()  # never written into: shared safely
+        return copied
+
+    # -- changing ------------------------------------------------------------
+
+    def __setitem__(self, digest: int, label: int) -> None:
+        self._changes[digest] = label
+        if len(self._changes) >= FOLD_AT:
+            self._fold()
+
+    def __delitem__(self, digest: int) -> None:
+        if digest not in self:
+            raise KeyError(digest)
+        self[digest] = _FORGOTTEN
+
+    def update(self, other=(), /, **ignored) -> None:
+        """Add `other`'s messages (a LearnedDigests, a mapping or pairs), its
+        classes winning over these."""
+        if isinstance(other, LearnedDigests):
+            self._fold()
+            self._apply(*other.arrays())
+            return
+        for digest, label in (other.items() if isinstance(other, Mapping) else other):
+            self[digest] = label
+
+    def _fold(self) -> None:
+        changes = self._changes
+        if not changes:
+            return
+        digests = np.fromiter(changes.keys(), dtype=np.uint64, count=len(changes))
+        labels = np.fromiter(changes.values(), dtype=np.int64, count=len(changes))
+        order = np.argsort(digests)
+        digests, labels = digests[order], labels[order]
+        if (labels > np.iinfo(np.uint8).max).any():
+            raise ValueError("a learned message's class does not fit the record")
+        on_record = labels != _FORGOTTEN
+        self._apply(digests, labels.astype(np.uint8), on_record)
+        self._changes = {}
+
+    def _apply(self, digests: np.ndarray, classes: np.ndarray, on_record: np.ndarray | None = None) -> None:
+        """Put sorted, distinct `digests` with `classes` on the record, in place
+        of what it holds for them; those not `on_record` are taken off it."""
+        held = self._digests
+        at = np.searchsorted(held, digests)
+        found = at < len(held)
+        found[found] = held[at[found]] == digests[found]
+        kept = np.ones(len(held), dtype=bool)
+        kept[at[found]] = False
+        if on_record is not None:
+            digests, classes = digests[on_record], classes[on_record]
+        held, held_classes = held[kept], self._classes[kept]
+        places = np.searchsorted(held, digests)
+        self._digests = np.insert(held, places, digests)
+        self._classes = np.insert(held_classes, places, classes)
+
+
+def learned_after_journal(learned: LearnedDigests, state) -> LearnedDigests:
+    """The messages on record once the journal's are added to `learned` and
+    its forgotten ones (class -1) taken out of it."""
     for digest, label in state.learned.items():
         if label < 0:
             learned.pop(digest, None)
@@ -22,24 +180,30 @@ def learned_after_journal(learned: dict[int, int], state) -> dict[int, int]:
     return learned
 
 
-def messages_on_record(path: str | os.PathLike) -> dict[int, int] | None:
-    """The messages a model file holds, digest → class, journal included; None
-    when there is no model there, or none that can be read (nothing in it can
-    be kept then).  Reads only the digest sections, not the vocabulary."""
+def messages_on_record(path: str | os.PathLike) -> LearnedDigests | None:
+    """The messages a model file holds, journal included; None when there is
+    no model there, or none that can be read (nothing in it can be kept
+    then).  Reads only the digest sections, not the vocabulary."""
     try:
         model_file = read_model(path)
-        learned: dict[int, int] = {}
+        learned = LearnedDigests()
         if "digests" in model_file.meta.get("sections", {}):
-            learned = dict(zip(model_file.array("digests").tolist(), model_file.array("digest_classes").tolist()))
+            learned = LearnedDigests(model_file.array("digests"), model_file.array("digest_classes"))
         state, _ = model_file.journal()
         return learned_after_journal(learned, state)
     except (ModelError, KeyError, TypeError, ValueError, IndexError):
         return None
 
 
-def messages_lost(before: dict[int, int] | None, after: dict[int, int]) -> int:
+def messages_lost(before: LearnedDigests | None, after: LearnedDigests) -> int:
     """How many messages on record `before` are not in `after` with the same label:
     what replacing the first model by the second would make it forget."""
     if not before:
         return 0
-    return sum(1 for digest, label in before.items() if after.get(digest) != label)
+    digests, classes = before.arrays()
+    theirs, their_classes = after.arrays()
+    at = np.minimum(np.searchsorted(theirs, digests), max(len(theirs) - 1, 0))
+    if not len(theirs):
+        return len(digests)
+    kept = (theirs[at] == digests) & (their_classes[at] == classes)
+    return int(len(digests) - np.count_nonzero(kept))
