@@ -16,10 +16,12 @@ from .modelread import read_model
 
 # Changes kept as a dict before they are folded into the sorted arrays: a dict
 # entry costs about 75 bytes (two int objects and its slot) where the arrays
-# cost 9, so a million messages trained on would hold 75 MB in the dict; this
-# many keep it near 5 MB, and each fold copies the arrays once (at most 9 MB a
-# million messages).
-FOLD_AT = 1 << 16
+# cost 9, so the million messages of a large training run held 75 MB in a dict.
+# A fold copies the arrays, so the dict may grow to 1/FOLD_SHARE of them
+# (copying stays linear in the messages: 10 million cost seconds, not
+# minutes), and to FOLD_AT changes below that (2 MB).
+FOLD_AT = 1 << 14
+FOLD_SHARE = 64
 
 _FORGOTTEN = -1   # a change that takes the message off the record
 _ITEMS_AT_ONCE = 1 << 16   # items() turns this many into Python ints at a time
@@ -126,7 +128,7 @@ class LearnedDigests(MutableMapping):
 
     def __setitem__(self, digest: int, label: int) -> None:
         self._changes[digest] = label
-        if len(self._changes) >= FOLD_AT:
+        if len(self._changes) >= max(FOLD_AT, len(self._digests) // FOLD_SHARE):
             self._fold()
 
     def __delitem__(self, digest: int) -> None:
@@ -161,15 +163,23 @@ class LearnedDigests(MutableMapping):
     def _apply(self, digests: np.ndarray, classes: np.ndarray, on_record: np.ndarray | None = None) -> None:
         """Put sorted, distinct `digests` with `classes` on the record, in place
         of what it holds for them; those not `on_record` are taken off it."""
-        held = self._digests
+        held, held_classes = self._digests, self._classes
         at = np.searchsorted(held, digests)
         found = at < len(held)
         found[found] = held[at[found]] == digests[found]
-        kept = np.ones(len(held), dtype=bool)
-        kept[at[found]] = False
-        if on_record is not None:
-            digests, classes = digests[on_record], classes[on_record]
-        held, held_classes = held[kept], self._classes[kept]
+        if on_record is None:
+            on_record = np.ones(len(digests), dtype=bool)
+        if found.any():  # a message on record again (relabelled) or forgotten: rare while training
+            held_classes = held_classes.copy()
+            staying = found & on_record
+            held_classes[at[staying]] = classes[staying]
+            leaving = found & ~on_record
+            if leaving.any():
+                kept = np.ones(len(held), dtype=bool)
+                kept[at[leaving]] = False
+                held, held_classes = held[kept], held_classes[kept]
+        new = ~found & on_record
+        digests, classes = digests[new], classes[new]
         places = np.searchsorted(held, digests)
         self._hold(np.insert(held, places, digests), np.insert(held_classes, places, classes))
 
