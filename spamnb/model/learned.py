@@ -59,8 +59,8 @@ class LearnedDigests(MutableMapping):
         # Looked up through memoryviews: bisect on them compares Python ints
         # in C, where np.searchsorted's call on one digest costs ten times more
         # (a training run looks up every message it reads).
-        self._digest_list = memoryview(self._digests).cast("B").cast("Q")
-        self._class_list = memoryview(self._classes).cast("B")
+        self._digest_list = self._digests.data.cast("B").cast("Q")
+        self._class_list = self._classes.data.cast("B")
 
     @classmethod
     def of(cls, pairs: Mapping[int, int] | Iterable[tuple[int, int]]) -> "LearnedDigests":
