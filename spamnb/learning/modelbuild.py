@@ -36,6 +36,7 @@ from .countruns import RunReader, SpilledRun, write_array
 from ..model.labels import HAM, SPAM
 from ..model.heldout import blocked_raw_scores_by_key
 from ..model.keyscores import KeyColumns, unique_keys
+from ..model.learned import LearnedDigests
 from ..model.model import COMPRESSED, Model, file_meta
 from ..model.modelfile import BLOCK_KEYS, write_model_streamed
 from ..model.modelstore import check_writable, locked
@@ -85,7 +86,7 @@ def calibration_due(labels: list[int], messages) -> bool:
 
 def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoffs | None,
                         sample: list, day: int, budget: int, phases=None,
-                        before_write: Callable[[dict], None] | None = None,
+                        before_write: Callable[[LearnedDigests], None] | None = None,
                         copies: list[int] | None = None) -> int:
     """Write the model of `tally`'s counts to `path`; returns the vocabulary size.
 
@@ -190,9 +191,7 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
                 fitted.fit_cutoffs(labels)
         meta = file_meta(fitted.meta, options, messages, bias, fitted.cutoffs, vocabulary, totals)
 
-        digests = np.fromiter(tally.learned.keys(), dtype=np.uint64, count=len(tally.learned))
-        classes = np.fromiter(tally.learned.values(), dtype=np.uint8, count=len(tally.learned))
-        order = np.argsort(digests)
+        digests, classes = tally.learned.arrays()
         blocks = -(-vocabulary // BLOCK_KEYS)
         shapes = {"keys": ("<u8", [vocabulary]), "weights": ("<f4", [vocabulary]),
                   "block_first": ("<u8", [blocks]), "block_crcs": ("<u4", [blocks]),
@@ -201,8 +200,8 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
                   "last_seen": ("<u4", [vocabulary])}
         sections: list[tuple] = [(name, *shapes[name], files[name] if isinstance(files[name], list) else [files[name]])
                     for name in SECTION_ORDER]
-        sections += [("digests", "<u8", [len(digests)], [digests[order].astype("<u8")]),
-                     ("digest_classes", "|u1", [len(digests)], [classes[order]]),
+        sections += [("digests", "<u8", [len(digests)], [digests.astype("<u8")]),
+                     ("digest_classes", "|u1", [len(digests)], [classes]),
                      ("recent_raw", "<f8", [0], [np.zeros(0, dtype="<f8")]),
                      ("recent_labels", "|u1", [0], [np.zeros(0, dtype=np.uint8)])]
         phases.phase("writing the model")

@@ -14,6 +14,7 @@ import numpy as np
 from ..model.counts import TokenCounts, still_counted
 from ..model.formula import knows_both_classes
 from ..model.labels import HAM, SPAM
+from ..model.learned import LearnedDigests
 from .countruns import DEFAULT_BUDGET, CountStore, Run, sum_counts
 from .learnrule import FORGOTTEN, Learner, learn_messages
 from .labelled import (BATCH_BYTES, BATCH_MESSAGES, LearnFlags, LearnReport, TrainReport, check_paths,
@@ -122,7 +123,7 @@ class Tally:
                  prefix: str = ".spamnb-spill-") -> None:
         self.store = CountStore(budget, directory, prefix)
         self.messages = np.zeros(2, dtype=np.int64)
-        self.learned: dict[int, int] = {}
+        self.learned = LearnedDigests()
 
     def counts(self, day: int = 0) -> TokenCounts:
         """The whole vocabulary in memory, as a TokenCounts (in key order)."""
@@ -138,7 +139,7 @@ class Tally:
         tokens = [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip([0, *ends], ends)]
         result = TokenCounts.from_arrays(tokens, counts[0:2], counts[2:4], self.messages,
                                          np.full(len(keys), day, dtype=np.uint32), keys)
-        result.learned = dict(self.learned)
+        result.learned = self.learned.copy()
         return result
 
     def close(self) -> None:
@@ -430,7 +431,7 @@ class TrainHooks(Record):
     _frozen = True
     progress: Callable[[str], None] | None
     phases: Phases | None
-    before_write: Callable[[dict], None] | None
+    before_write: Callable[[LearnedDigests], None] | None
 
 
 def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: TrainOptions | None = None,

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from .labels import HAM, SPAM
+from .learned import LearnedDigests
 
 
 class TokenCounts:
@@ -32,7 +33,7 @@ class TokenCounts:
         self._last_seen = np.zeros(0, dtype=np.uint32)
         self.messages = np.zeros(2, dtype=np.int64)
         self._keys = np.zeros(0, dtype=np.uint64)
-        self.learned: dict[int, int] = {}
+        self.learned = LearnedDigests()
         """Digest (see digest.py) → class of every message counted, for
         skipping duplicates and for forgetting exactly what was learned."""
 
@@ -191,7 +192,7 @@ class TokenCounts:
         counts = TokenCounts.from_arrays([self.tokens[i] for i in indices.tolist()], self.occurrences[:, indices],
                                          self.documents[:, indices], self.messages, self.last_seen[indices],
                                          self.keys[indices])
-        counts.learned = dict(self.learned)
+        counts.learned = self.learned.copy()
         return counts
 
 

@@ -34,7 +34,7 @@ from .scorer import (SCORING_SECTIONS, Scorer, check_scoring_meta, check_tokeniz
 from .heldout import blocked_raw_scores_by_key
 from .keyscores import KeyColumns, keys_of, unique_keys
 from .journal import RECENT_MINIMUM, RECENT_SCORES
-from .learned import learned_after_journal
+from .learned import LearnedDigests, learned_after_journal
 from .scoring import Cutoffs, WeightTable
 from .._core import block_crcs
 from ..text.tokens import TOKENIZER_VERSION
@@ -148,12 +148,10 @@ class Model(Scorer):
             raise ValueError(f"tokens {counts.tokens[at]!r} and {counts.tokens[at + 1]!r} share a key")
         self._selected = self._selection(counts.documents, counts.messages, keys)
         encoded = [token.encode("utf-8", "surrogatepass") for token in counts.tokens]
-        digests = np.fromiter(counts.learned.keys(), dtype=np.uint64, count=len(counts.learned))
-        classes = np.fromiter(counts.learned.values(), dtype=np.uint8, count=len(counts.learned))
-        order = np.argsort(digests)
+        digests, classes = counts.learned.arrays()
         self._set_sections(keys, counts.occurrences, counts.documents, counts.messages, counts.last_seen,
                            np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)),
-                           np.frombuffer(b"".join(encoded), dtype=np.uint8), digests[order], classes[order],
+                           np.frombuffer(b"".join(encoded), dtype=np.uint8), digests, classes,
                            keep_calibration)
 
     def _set_sections(self, keys, occurrences, documents, messages, last_seen, token_lengths, token_bytes,
@@ -282,11 +280,8 @@ class Model(Scorer):
             token_bytes = token_bytes[np.repeat(present, lengths)]
             keys, lengths, last_seen = keys[present], lengths[present], last_seen[present]
             occurrences, documents = occurrences[:, present], documents[:, present]
-        learned = learned_after_journal(dict(zip(s["digests"].tolist(), s["digest_classes"].tolist()))
-                                        if "digests" in s else {}, state)
-        digests = np.fromiter(learned.keys(), dtype=np.uint64, count=len(learned))
-        classes = np.fromiter(learned.values(), dtype=np.uint8, count=len(learned))
-        by_digest = np.argsort(digests)
+        digests, classes = learned_after_journal(LearnedDigests(s["digests"], s["digest_classes"])
+                                                 if "digests" in s else LearnedDigests(), state).arrays()
         if state.recent:
             raw, labels = zip(*state.recent)
             self.recent_raw = np.concatenate([self.recent_raw, raw])[-RECENT_SCORES:]
@@ -297,7 +292,7 @@ class Model(Scorer):
         # Calibration stays the base's, as every reader of the file sees it
         # (scorer.LiveTable); incremental.compact refits.
         self._set_sections(keys, occurrences, documents, messages, last_seen.astype(np.uint32), lengths,
-                           token_bytes, digests[by_digest], classes[by_digest], keep_calibration=True)
+                           token_bytes, digests, classes, keep_calibration=True)
 
     def _check_structure(self) -> None:
         """Section shapes and values consistent with the vocabulary size.
@@ -359,7 +354,7 @@ class Model(Scorer):
             self._counts = TokenCounts.from_arrays(tokens, s["occurrences"], s["documents"],
                                                    self._messages, s["last_seen"], s["keys"])
             if "digests" in s:
-                self._counts.learned = dict(zip(s["digests"].tolist(), s["digest_classes"].tolist()))
+                self._counts.learned = LearnedDigests(s["digests"], s["digest_classes"])
         return self._counts
 
     @property

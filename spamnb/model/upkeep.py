@@ -14,6 +14,7 @@ from typing import IO
 import numpy as np
 
 from .counts import TokenCounts
+from .learned import LearnedDigests
 from .labels import HAM, SPAM
 from .. import jsoncodec
 from ..errors import InputError, ModelError
@@ -59,7 +60,7 @@ def export(model: Model, stream: IO[str]) -> int:
     }
     stream.write(HEADER + "\n")
     stream.write("# settings " + jsoncodec.dumps(settings, ensure_ascii=False, sort_keys=True) + "\n")
-    for digest, label in sorted(counts.learned.items()):
+    for digest, label in counts.learned.items():  # in digest order
         stream.write(f"# learned {digest:016x} {'spam' if label == SPAM else 'ham'}\n")
     stream.write(COLUMNS + "\n")
     occurrences, documents, last_seen = counts.occurrences, counts.documents, counts.last_seen
@@ -110,7 +111,7 @@ def import_(stream: IO[str]) -> Model:
     counts = TokenCounts.from_arrays(
         tokens, np.vstack([table[:, 1], table[:, 0]]), np.vstack([table[:, 3], table[:, 2]]),
         np.array([settings["messages"]["ham"], settings["messages"]["spam"]]), table[:, 4])
-    counts.learned = learned
+    counts.learned = LearnedDigests.of(learned)
     options = options_from_meta(settings)
     model = Model.from_counts(counts, options, Cutoffs(**settings["cutoffs"]))
     if settings.get("calibration"):

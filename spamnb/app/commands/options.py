@@ -12,6 +12,10 @@ from ...model.options import EVENT_MODELS, NORMALIZE, TrainOptions
 from ..optiontable import EXIT_CODE, FORMAT, HAM, JOBS, MAX_SECONDS, MODEL, QUIET, SERVER, SPAM, TIMEOUT, Option
 from ..paths import default_model_path, make_data_home_folder
 
+TYPE_CHECKING = False  # mypy reads this name as true; the CLI's start stays free of numpy
+if TYPE_CHECKING:
+    from ...model.learned import LearnedDigests
+
 
 DEFAULTS = TrainOptions()
 
@@ -126,7 +130,7 @@ def cutoffs_given(stored, spam_cutoff, ham_cutoff):
         raise OptionError(str(error)) from None
 
 
-def keep_what_was_taught(path: str, after: dict, replace: bool, what: str, hint: str) -> None:
+def keep_what_was_taught(path: str, after: LearnedDigests, replace: bool, what: str, hint: str) -> None:
     """Refuse to replace the model at `path` by one that lacks messages it holds
     (learned or trained into it before), unless --replace says to."""
     from ...model.learned import messages_lost, messages_on_record

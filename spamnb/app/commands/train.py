@@ -8,6 +8,10 @@ from ...errors import OptionError, say_on_stderr
 from .options import (cutoff_options, cutoffs_given, jobs_option, keep_what_was_taught, label_options, model_option,
                       model_path_or_default, quiet_option, replace_option, train_options_given, training_options)
 
+TYPE_CHECKING = False  # mypy reads this name as true; the CLI's start stays free of numpy
+if TYPE_CHECKING:
+    from ...model.learned import LearnedDigests
+
 
 @click.command()
 @click.argument("source", required=False, type=click.Path())
@@ -82,7 +86,7 @@ def train(source, spam_paths, ham_paths, model_path, event_model, alpha, robinso
     path = model_path_or_default(model_path, writes=True)
     check_writable(path)
 
-    def refuse_losing_messages(learned: dict) -> None:
+    def refuse_losing_messages(learned: LearnedDigests) -> None:
         keep_what_was_taught(path, learned, replace, "this training", "`spamnb learn` the new mail into it")
 
     # The workers are forked before the display's drawing thread starts.

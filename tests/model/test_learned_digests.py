@@ -1,0 +1,53 @@
+"""The record of learned messages (model/learned.py LearnedDigests) answers as
+the dict it replaces does, through its folds into sorted arrays."""
+
+import copy
+import pickle
+import random
+
+import numpy as np
+
+from spamnb.model import learned
+from spamnb.model.learned import LearnedDigests, messages_lost
+
+
+def test_the_record_answers_as_a_dict_does_through_every_fold(monkeypatch):
+    monkeypatch.setattr(learned, "FOLD_AT", 7)  # a fold every few changes
+    chance = random.Random(3)
+    record, oracle = LearnedDigests(), {}
+    for step in range(5000):
+        digest = chance.choice([chance.randrange(2**64), chance.randrange(50)])  # repeats among the small ones
+        action = chance.random()
+        if action < 0.6:
+            record[digest] = oracle[digest] = chance.randrange(2)
+        elif action < 0.8:
+            assert record.pop(digest, None) == oracle.pop(digest, None)
+        else:
+            assert record.get(digest) == oracle.get(digest) and (digest in record) == (digest in oracle)
+        if step % 500 == 0:
+            assert list(record.items()) == sorted(oracle.items()) and len(record) == len(oracle)
+    assert record == oracle and record == record.copy()
+    digests, classes = record.arrays()
+    assert digests.dtype == np.uint64 and classes.dtype == np.uint8 and list(digests) == sorted(oracle)
+
+
+def test_update_lets_the_other_record_win_and_copies_stay_apart():
+    record = LearnedDigests.of({1: 0, 2: 0, 2**64 - 1: 1})
+    copied = record.copy()
+    record.update(LearnedDigests.of({2: 1, 3: 0}))
+    assert dict(record.items()) == {1: 0, 2: 1, 3: 0, 2**64 - 1: 1}
+    assert dict(copied.items()) == {1: 0, 2: 0, 2**64 - 1: 1}
+    assert record.get(-1) is None and record.get(2**70) is None and "x" not in record
+    assert pickle.loads(pickle.dumps(record)) == record == copy.deepcopy(record)
+
+
+def test_a_file_section_out_of_order_is_read_as_a_dict_of_it_would_be():
+    record = LearnedDigests(np.array([5, 3, 5, 1], dtype="<u8"), np.array([0, 1, 1, 0], dtype=np.uint8))
+    assert list(record.items()) == [(1, 0), (3, 1), (5, 1)]
+
+
+def test_messages_lost_counts_those_missing_or_moved():
+    before = LearnedDigests.of({1: 0, 3: 1, 5: 1})
+    assert messages_lost(before, LearnedDigests.of({1: 0, 3: 0})) == 2
+    assert messages_lost(before, LearnedDigests()) == 3
+    assert messages_lost(before, before) == 0 and messages_lost(None, before) == 0
