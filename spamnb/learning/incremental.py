@@ -143,10 +143,10 @@ class _Appending(Learner):
         return self._digests.label(digest)  # the journal's changes, this run's included, then the base
 
     def count(self, tokens: list[str], label: int, sign: int) -> None:
-        from ..model.scoring import counted
+        from collections import Counter
 
         table, state, moved = self._table, self._state, self.moved
-        for token, times in counted(tokens).items():
+        for token, times in Counter(tokens).items():
             found = table.counts_of(token)
             if sign < 0 and found is None:
                 continue  # never seen (or pruned): nothing to take out

@@ -21,7 +21,7 @@ from ..mail.sources import RawMessage, Skipped, display, looks_like_mail, read_m
 from ..text.tokens import TokenizerOptions, message_tokens
 from ..workers import Batches
 
-TYPE_CHECKING = False  # mypy reads this name as true; collections stays unimported on learn's fast path
+TYPE_CHECKING = False  # mypy reads this name as true; these names are for the type checker only
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 

@@ -40,7 +40,7 @@ from struct import Struct, calcsize, pack, unpack
 from .. import jsoncodec
 from .._core import crc32
 
-TYPE_CHECKING = False  # mypy reads this name as true; collections stays unimported on learn's fast path
+TYPE_CHECKING = False  # mypy reads this name as true; these names are for the type checker only
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
