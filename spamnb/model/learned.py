@@ -119,11 +119,6 @@ class LearnedDigests(MutableMapping):
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
-    def __reduce__(self):
-        """Pickled as its arrays (the memoryviews over them do not pickle), as a
-        TokenCounts holding it pickled while its record was a dict."""
-        return LearnedDigests, self.arrays()
-
     def copy(self) -> "LearnedDigests":
         copied = LearnedDigests()
         copied._hold(*self.arrays())  # never written into: shared safely
