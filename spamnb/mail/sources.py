@@ -213,7 +213,29 @@ _ESCAPED_FROM_LINES = _Pattern(rb"(?m)^>(>*From )")
 _BLOCK = 1 << 20
 
 
+def _one_message(data: bytes) -> bytes | None:
+    """The message of a whole file that is one From_ line and one message
+    (what procmail and the SpamAssassin corpus write), found without `re`;
+    None when the file may hold more (a line starting "From " after the
+    first, or an escaped ">From " anywhere): _read_mbox's expressions decide
+    then.  A mail filter's single message then costs no `import re`, about
+    a fifth of a cold classify (python -X importtime)."""
+    if not data.startswith(b"From "):
+        return None
+    first_end = data.find(b"\n") + 1
+    if not first_end or data.find(b"\nFrom ", first_end - 1) >= 0 or data.find(b">From ") >= 0:
+        return None
+    return data[first_end:]
+
+
 def _read_mbox(path: str, handle, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
+    head = handle.read(_BLOCK)
+    if len(head) < _BLOCK:  # the whole file (a regular file reads short only at its end)
+        message = _one_message(head)
+        if message is not None:
+            yield RawMessage(path, message[:max_bytes])
+            return
+    handle.seek(0)
     pieces: list[bytes] = []
     room = max_bytes
     number = 0

@@ -213,3 +213,34 @@ def test_looks_like_mail_is_the_field_name_rule():
         data = b"".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 10)))
         first = data.lstrip(b"\r\n")[:1000]
         assert looks_like_mail(data) == (bool(field_line.match(first)) or first.startswith(b"From ")), data
+
+
+def test_a_one_message_mbox_reads_the_same_without_the_separator_expressions(tmp_path, monkeypatch):
+    """A file of one From_ line and one message is read without `re`; the
+    expressions' reading of the same files is the oracle, on random files
+    made of separators, body From lines, escaped lines and text."""
+    import random
+
+    from spamnb.mail import sources
+
+    rnd = random.Random(7)
+    pieces = [SEPARATOR, b"From 10:30 to 11:00\n", b">From here\n", b">>From there\n", b"Subject: x\n", b"\n",
+              b"body From the start\n", b"\r\n", b"From ", b"From", b"text"]
+    files = []
+    for number in range(400):
+        path = tmp_path / f"m{number}"
+        path.write_bytes(SEPARATOR + b"".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 6))))
+        files.append(path)
+    fast = [read(path) for path in files]
+    monkeypatch.setattr(sources, "_one_message", lambda data: None)
+    assert fast == [read(path) for path in files]
+    monkeypatch.undo()
+    assert sum(sources._one_message(path.read_bytes()) is not None for path in files) > 100  # the fast case is tried
+
+
+def test_a_one_message_mbox_is_capped_as_the_expressions_cap_it(tmp_path):
+    big = tmp_path / "big"
+    big.write_bytes(SEPARATOR + MSG % (b"s", b"x" * 5000))
+    skipped = []
+    [message] = read_messages(str(big), skipped, max_bytes=100)
+    assert message.origin == str(big) and message.data == (MSG % (b"s", b"x" * 5000))[:100]
