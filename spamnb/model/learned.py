@@ -198,11 +198,16 @@ def learned_after_journal(learned: LearnedDigests, state) -> LearnedDigests:
 def messages_on_record(path: str | os.PathLike) -> LearnedDigests | None:
     """The messages a model file holds, journal included; None when there is
     no model there, or none that can be read (nothing in it can be kept
-    then).  Reads only the digest sections, not the vocabulary."""
+    then).  Reads and checks only the digest sections (each has its own
+    checksum) and the journal, not the vocabulary: retraining over a model
+    of a million messages (2.6 GB) checked the whole file, and every page of
+    it was counted in the process's resident memory."""
     try:
-        model_file = read_model(path)
+        model_file = read_model(path, verify=False)
         learned = LearnedDigests()
         if "digests" in model_file.meta.get("sections", {}):
+            model_file.check_section("digests")
+            model_file.check_section("digest_classes")
             learned = LearnedDigests(model_file.array("digests"), model_file.array("digest_classes"))
         state, _ = model_file.journal()
         return learned_after_journal(learned, state)

@@ -49,3 +49,28 @@ def test_messages_lost_counts_those_missing_or_moved():
     assert messages_lost(before, LearnedDigests.of({1: 0, 3: 0})) == 2
     assert messages_lost(before, LearnedDigests()) == 3
     assert messages_lost(before, before) == 0 and messages_lost(None, before) == 0
+
+
+def test_the_record_on_file_is_read_from_its_own_checked_sections(sample_model, tmp_path):
+    """messages_on_record checks the digest sections, not the whole file: a
+    damaged vocabulary leaves the record readable (train still refuses to
+    lose it), a damaged digest section makes it unreadable (None)."""
+    import shutil
+
+    from spamnb.model.learned import messages_on_record
+    from spamnb.model.modelread import read_model
+
+    whole = messages_on_record(sample_model)
+    assert whole is not None and len(whole) > 0
+    model_file = read_model(sample_model)
+    for section, readable in (("keys", True), ("digests", False)):
+        copy = tmp_path / f"{section}.spamnb"
+        shutil.copy(sample_model, copy)
+        entry = model_file.meta["sections"][section]
+        with open(copy, "r+b") as handle:
+            handle.seek(model_file._body_start + entry["offset"] + 3)
+            byte = handle.read(1)
+            handle.seek(-1, 1)
+            handle.write(bytes([byte[0] ^ 0xFF]))
+        record = messages_on_record(copy)
+        assert (record is not None and dict(record.items()) == dict(whole.items())) if readable else record is None
