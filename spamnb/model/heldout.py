@@ -66,7 +66,15 @@ def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray],
     del mine
     label = np.asarray(labels, dtype=np.intp)
     copied = np.ones(len(bags), dtype=np.int64) if copies is None else np.asarray(copies, dtype=np.int64)
-    occurrences, document_counts = columns.occurrences, columns.documents  # copies already
+    # Copies already (fancy indexing), contiguous: their flat views below are views.
+    occurrences = np.ascontiguousarray(columns.occurrences)
+    document_counts = np.ascontiguousarray(columns.documents)
+    # Taken out through flat views, by flat index (row × width + column), with
+    # amounts of the array's own type: numpy's fast path of ufunc.at, which a
+    # (row, column) index or a Python int's cast misses (25 times slower).
+    width = len(columns.keys)
+    flat_occurrences, flat_documents = occurrences.reshape(-1), document_counts.reshape(-1)
+    one_document = document_counts.dtype.type(1)
     removed = np.zeros(2, dtype=np.int64)
     for group in range(0, len(bags), SCORED_TOGETHER):
         members = slice(group, group + SCORED_TOGETHER)
@@ -75,9 +83,12 @@ def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray],
         sizes = bags.sizes[members]
         entry_label = np.repeat(label[members], sizes)
         taken = bags.counts[entries].astype(np.int64) * np.repeat(copied[members], sizes)  # every copy
-        np.subtract.at(occurrences, (entry_label, ids[entries]), taken.astype(occurrences.dtype))  # (occurrences only)
-        np.subtract.at(document_counts, (entry_label, ids[entries]), 1)
-        np.add.at(removed, entry_label, taken)
+        flat = entry_label * width + ids[entries]
+        np.subtract.at(flat_occurrences, flat, taken.astype(occurrences.dtype))  # (occurrences only)
+        np.subtract.at(flat_documents, flat, one_document)
+        spam_taken = int(taken[entry_label == SPAM].sum())
+        removed[SPAM] += spam_taken
+        removed[HAM] += int(taken.sum()) - spam_taken
     messages = np.asarray(messages, dtype=np.int64) - np.bincount(label, minlength=2)
     if messages.min() <= 0:
         raise ValueError("held-out scores need messages of each class outside the block")
