@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from typing import Any
 
@@ -38,7 +39,7 @@ from ..model.heldout import blocked_raw_scores_by_key
 from ..model.keyscores import KeyColumns, unique_keys
 from ..model.learned import LearnedDigests
 from ..model.model import COMPRESSED, Model, file_meta
-from ..model.modelfile import BLOCK_KEYS, write_model_streamed
+from ..model.modelfile import BLOCK_KEYS, deflate_to_file, write_model_streamed
 from ..model.modelstore import check_writable, locked
 from ..model.options import TrainOptions
 from ..progress import Phases
@@ -48,6 +49,10 @@ from ..model.formula import knows_both_classes
 from ..model.weights import keyword_keys_of, model_bias, selected_tokens, token_weights
 
 BUILD_CHUNK = 256 * BLOCK_KEYS
+# Threads compressing the model's sections beside the calibration: two, so
+# that they keep both cores of a small machine busy once calibration's
+# Python waits on them, and no more (each holds a piece of its section).
+DEFLATING_THREADS = 2
 SECTION_ORDER = ("keys", "weights", "block_first", "block_crcs", "token_lengths", "token_bytes",
                  "occurrences", "documents", "last_seen")
 
@@ -179,18 +184,6 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
         bias = 0.0
         if weighing:
             bias = model_bias(messages, absent_sum)
-        phases.phase("fitting calibration and cutoffs")
-        # A Model with no counts, to fit calibration and cutoffs as Model.calibrate does.
-        fitted = Model(None, options, cutoffs, {"block_size": BLOCK_KEYS})  # type: ignore[arg-type]
-        labels = [label for _, label in sample]
-        if calibration_due(labels, messages):
-            fitted.fit_calibration(blocked_raw_scores_by_key(gathered.columns(messages, options),
-                                                             [keys for keys, _ in sample], labels, totals,
-                                                             vocabulary, messages, options, copies=copies), labels)
-            if cutoffs is None:
-                fitted.fit_cutoffs(labels)
-        meta = file_meta(fitted.meta, options, messages, bias, fitted.cutoffs, vocabulary, totals)
-
         digests, classes = tally.learned.arrays()
         blocks = -(-vocabulary // BLOCK_KEYS)
         shapes = {"keys": ("<u8", [vocabulary]), "weights": ("<f4", [vocabulary]),
@@ -204,10 +197,30 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
                      ("digest_classes", "|u1", [len(digests)], [classes]),
                      ("recent_raw", "<f8", [0], [np.zeros(0, dtype="<f8")]),
                      ("recent_labels", "|u1", [0], [np.zeros(0, dtype=np.uint8)])]
-        phases.phase("writing the model")
-        with locked(path):
-            if before_write is not None:
-                before_write(tally.learned)
-            write_model_streamed(path, meta, sections, COMPRESSED, scratch)
+        # The sections are all written: threads compress them (zlib lets go of
+        # the GIL) while this one fits the calibration, on a core the counting
+        # workers no longer use (0.5 s of zlib on spamassassin's training part,
+        # done one after another at the write).  A piece of each section at a
+        # time, as the write would: memory grows by the threads' pieces.
+        with ThreadPoolExecutor(DEFLATING_THREADS) as threads:
+            deflated = {name: threads.submit(deflate_to_file, parts, dtype, os.path.join(scratch, name + ".deflated"))
+                        for name, dtype, _shape, parts in sections if name in COMPRESSED}
+            phases.phase("fitting calibration and cutoffs")
+            # A Model with no counts, to fit calibration and cutoffs as Model.calibrate does.
+            fitted = Model(None, options, cutoffs, {"block_size": BLOCK_KEYS})  # type: ignore[arg-type]
+            labels = [label for _, label in sample]
+            if calibration_due(labels, messages):
+                fitted.fit_calibration(blocked_raw_scores_by_key(gathered.columns(messages, options),
+                                                                 [keys for keys, _ in sample], labels, totals,
+                                                                 vocabulary, messages, options, copies=copies),
+                                       labels)
+                if cutoffs is None:
+                    fitted.fit_cutoffs(labels)
+            meta = file_meta(fitted.meta, options, messages, bias, fitted.cutoffs, vocabulary, totals)
+            phases.phase("writing the model")
+            with locked(path):
+                if before_write is not None:
+                    before_write(tally.learned)
+                write_model_streamed(path, meta, sections, COMPRESSED, scratch, deflated)
     return vocabulary
 
