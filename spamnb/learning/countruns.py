@@ -397,6 +397,14 @@ class CountStore:
         sources = self._sources(False)
         return merge_runs(sources, self._chunk(len(sources)))
 
+    def drop_text(self) -> None:
+        """Let the token text go (its runs in memory and on disk), once
+        merged_text has been read to its end: counts may still be added."""
+        self.pending[False], self.summed[False] = [], []
+        for run in self.spilled[False]:
+            run.remove()
+        self.spilled[False] = []
+
     def close(self) -> None:
         for kind in (True, False):
             for run in self.spilled[kind]:

@@ -475,10 +475,12 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
             executor.shutdown()
         return_freed_memory()
         try:
-            copies = count_near_errors_again_in_store(tally, sample, options)
-            return_freed_memory()
-            report.vocabulary = modelbuild.write_trained_model(path, tally, options, cutoffs, sample, today(),
-                                                               budget, phases, before_write, copies)
+            with modelbuild.ModelBuild(path) as build:
+                build.take_text(tally)  # its compression starts now, beside what follows
+                copies = count_near_errors_again_in_store(tally, sample, options)
+                return_freed_memory()
+                report.vocabulary = build.write(tally, options, cutoffs, sample, today(), phases, before_write,
+                                                copies)
         finally:
             tally.close()
     except OSError as error:  # spilled runs and the build folder live beside the model
