@@ -151,10 +151,16 @@ def _head(meta: dict, table: dict, body_length: int, body_crc: int) -> tuple[byt
 STREAM_BYTES = 4 << 20
 
 
-def _read_parts(parts, itemsize: int = 1):
+# What a thread compressing a section beside other work (deflate_to_file) reads
+# at a time: it adds its pieces to the peak of what it runs beside, and zlib
+# goes as fast on a megabyte as on four.
+DEFLATE_BYTES = 1 << 20
+
+
+def _read_parts(parts, itemsize: int = 1, piece_bytes: int = STREAM_BYTES):
     """The bytes of `parts` (numpy arrays, or paths of files of raw array
-    bytes) in order, a piece of at most STREAM_BYTES (whole items) at a time."""
-    step = max(itemsize, STREAM_BYTES - STREAM_BYTES % itemsize)
+    bytes) in order, a piece of at most `piece_bytes` (whole items) at a time."""
+    step = max(itemsize, piece_bytes - piece_bytes % itemsize)
     for part in parts:
         if isinstance(part, str):
             with open(part, "rb") as handle:
@@ -166,7 +172,7 @@ def _read_parts(parts, itemsize: int = 1):
                 yield bytes(data[start:start + step])
 
 
-def _deflated(parts, itemsize: int):
+def _deflated(parts, itemsize: int, piece_bytes: int = STREAM_BYTES):
     """The zlib stream of a section's parts (see _read_parts), shuffled as
     write_model does (byte k of every item together) by reading the parts
     once per byte of an item, a piece at a time."""
@@ -174,8 +180,8 @@ def _deflated(parts, itemsize: int):
 
     deflate = zlib.compressobj(6)
     for plane in range(itemsize):
-        for piece in _read_parts(parts, itemsize):
-            yield deflate.compress(piece[plane::itemsize] if itemsize > 1 else piece)
+        for data in _read_parts(parts, itemsize, piece_bytes):
+            yield deflate.compress(data[plane::itemsize] if itemsize > 1 else data)
     yield deflate.flush()
 
 
@@ -188,7 +194,7 @@ def deflate_to_file(parts, dtype: str, target: str) -> str:
     import numpy as np
 
     with open(target, "wb") as out:
-        for piece in _deflated(parts, np.dtype(dtype).itemsize):
+        for piece in _deflated(parts, np.dtype(dtype).itemsize, DEFLATE_BYTES):
             out.write(piece)
     return target
 
