@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .countruns import RunReader, SpilledRun, write_array
+from .countruns import U4_MAX, Run, RunReader, SpilledRun, write_array
 from ..model.labels import HAM, SPAM
 from ..model.heldout import blocked_raw_scores_by_key
 from ..model.keyscores import KeyColumns, unique_keys
@@ -116,6 +116,10 @@ class ModelBuild:
         self._threads = ThreadPoolExecutor(DEFLATING_THREADS)
         self._deflated: dict[str, Future] = {}
         self._text_run: SpilledRun | None = None
+        self._counts_run: SpilledRun | None = None
+        self._gathered: SampleColumns | None = None
+        self._largest = 0  # the largest occurrence count: 16- or 32-bit sections
+        self._extra: Run | None = None  # counted again (count_again)
 
     def __enter__(self) -> "ModelBuild":
         return self
@@ -139,6 +143,43 @@ class ModelBuild:
         self._deflate("token_lengths", "<u4", [text_run.prefix + ".lengths"])
         self._deflate("token_bytes", "|u1", [text_run.prefix + ".text"])
 
+    def merge_counts(self, tally, sample: list, phases=None) -> SampleColumns:
+        """Pass 1: merge `tally`'s counts to one run on disk, and gather the
+        sample's columns with the totals and V (SampleColumns), which the
+        near-error pass scores the sample by and calibration (with the near
+        errors counted again: count_again) later.  One merge for both: the
+        near errors' occurrences go into the chunks as pass 2 reads them."""
+        (phases or Phases()).phase("merging counts")
+        counts_run = SpilledRun(os.path.join(self.scratch, "counts"), True)
+        largest = 0
+        gathered = SampleColumns(sample)
+        for chunk in tally.store.merged_counts():
+            counts_run.append(chunk)
+            gathered.take(chunk)
+            largest = max(largest, int(chunk.counts[0:2].max(initial=0)))
+        tally.store.close()  # the spilled runs are merged: their disk space is free again
+        self._counts_run, self._gathered, self._largest = counts_run, gathered, largest
+        return gathered
+
+    def count_again(self, extra: Run | None) -> None:
+        """Add a run of counts of sample keys (the near errors' occurrences
+        counted again, training.near_errors_by_key) to the merged counts: to
+        the sample's columns and totals now, to each chunk as pass 2 reads it."""
+        if extra is None or not len(extra):
+            return
+        assert extra.counts is not None and self._gathered is not None  # a counts run; merge_counts first
+        gathered = self._gathered
+        at = np.minimum(np.searchsorted(gathered.wanted, extra.keys), len(gathered.wanted) - 1)
+        if not np.array_equal(gathered.wanted[at], extra.keys):
+            raise ValueError("counted again: a key the sample does not hold")
+        summed = gathered.picked[:, at].astype(np.int64) + extra.counts
+        if int(summed.max()) > U4_MAX:
+            raise ValueError(f"a count past {U4_MAX:,}: out of range for the model format")
+        gathered.picked[:, at] = summed
+        gathered.totals += extra.counts[0:2].sum(axis=1, dtype=np.int64)
+        self._largest = max(self._largest, int(summed[0:2].max()))
+        self._extra = extra
+
     def write(self, tally, options: TrainOptions, cutoffs: Cutoffs | None, sample: list, day: int,
               phases=None, before_write: Callable[[LearnedDigests], None] | None = None,
               copies: list[int] | None = None) -> int:
@@ -147,29 +188,22 @@ class ModelBuild:
         The final write holds the model's lock, and `before_write(learned)`
         runs under it first (see training.train_file); `phases` is told when
         the counts are merged, weighed, calibrated and written.  `copies`: how
-        many times each sample message is counted (training.count_near_errors_again)."""
+        many times each sample message is counted (training.near_errors_by_key)."""
         if self._text_run is None:
             self.take_text(tally)
-        assert self._text_run is not None  # take_text made it
-        text_run, scratch, path = self._text_run, self.scratch, self.path
+        if self._counts_run is None:
+            self.merge_counts(tally, sample, phases)
+        assert self._text_run is not None and self._counts_run is not None and self._gathered is not None
+        text_run, counts_run, gathered, extra = self._text_run, self._counts_run, self._gathered, self._extra
+        scratch, path = self.scratch, self.path
         phases = phases or Phases()
         messages = tally.messages.copy()
         keyword_keys = keyword_keys_of(options)
-        # Pass 1.
-        phases.phase("merging counts")
-        counts_run = SpilledRun(os.path.join(scratch, "counts"), True)
-        largest = 0
-        gathered = SampleColumns(sample)
-        for chunk in tally.store.merged_counts():
-            counts_run.append(chunk)
-            gathered.take(chunk)
-            largest = max(largest, int(chunk.counts[0:2].max(initial=0)))
         totals = gathered.totals
-        tally.store.close()  # the spilled runs are merged: their disk space is free again
         vocabulary = counts_run.length
         if text_run.length != vocabulary:
             raise ValueError("token text and counts disagree")
-        occurrence_type = "<u2" if largest <= 0xFFFF else "<u4"
+        occurrence_type = "<u2" if self._largest <= 0xFFFF else "<u4"
         text_bytes = os.path.getsize(text_run.prefix + ".text")
 
         # Pass 2.
@@ -193,8 +227,13 @@ class ModelBuild:
                 if not np.array_equal(chunk.keys, text_keys.read(len(chunk))):
                     raise ValueError("token text and counts disagree")
                 assert chunk.counts is not None  # a counts run
-                occurrences = chunk.counts[0:2].astype(np.int64)
-                documents = chunk.counts[2:4].astype(np.int64)
+                counts = chunk.counts.astype(np.int64)
+                if extra is not None:  # the near errors' counts in this chunk's span of keys
+                    assert extra.counts is not None  # a counts run
+                    first = int(np.searchsorted(extra.keys, chunk.keys[0]))
+                    last = int(np.searchsorted(extra.keys, chunk.keys[-1], side="right"))
+                    counts[:, np.searchsorted(chunk.keys, extra.keys[first:last])] += extra.counts[:, first:last]
+                occurrences, documents = counts[0:2], counts[2:4]
                 if weighing:
                     weights, absent = token_weights(occurrences, documents, messages, totals, vocabulary,
                                                     options.event_model, options.alpha, options.robinson,
