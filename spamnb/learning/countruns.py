@@ -81,34 +81,23 @@ def gather_text(text: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
     return text[index]
 
 
-def sum_counts(keys: np.ndarray, counts: np.ndarray, among: np.ndarray | None = None,
-               places: np.ndarray | None = None) -> Run:
+def sum_counts(keys: np.ndarray, counts: np.ndarray) -> Run:
     """One run from keys in any order, repeated or not, and their counts: sum equal keys.
 
     By sorting the keys alone (np.sort is about ten times faster than the
     argsort that would carry the counts along), finding each
     entry's place among the distinct ones (_core.key_positions) and adding
-    the counts there (np.bincount, exact: float64 holds every sum below 2^53).
-    `among` (sorted, distinct keys holding every one of `keys`) and `places`
-    (each key's index in it), when the caller has them: the distinct keys
-    are then found by marking their places, without the sort (training's
-    near errors, whose keys are among the sample's columns)."""
+    the counts there (np.bincount, exact: float64 holds every sum below 2^53)."""
     keys = np.asarray(keys, dtype=np.uint64)
     if len(keys) == 0:
         return Run(keys, np.zeros((ROWS, 0), dtype=np.uint32))
-    if among is not None and places is not None:
-        present = np.zeros(len(among), dtype=bool)
-        present[places] = True
-        distinct = among[present]
-        at = (np.cumsum(present, dtype=np.intp) - 1)[places]
-    else:
-        ordered = np.sort(keys)
-        distinct = ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
-        del ordered
-        if len(distinct) == len(keys) and np.array_equal(distinct, keys):  # sorted, nothing to add up
-            return Run(distinct, np.asarray(counts).astype(np.uint32, copy=False))
-        at = np.empty(len(keys), dtype=np.uint64)
-        key_positions(distinct, np.ascontiguousarray(keys), at)
+    ordered = np.sort(keys)
+    distinct = ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
+    del ordered
+    if len(distinct) == len(keys) and np.array_equal(distinct, keys):  # sorted, nothing to add up
+        return Run(distinct, np.asarray(counts).astype(np.uint32, copy=False))
+    at = np.empty(len(keys), dtype=np.uint64)
+    key_positions(distinct, np.ascontiguousarray(keys), at)
     summed = np.zeros((ROWS, len(distinct)), dtype=np.uint64)
     for row in range(ROWS):
         values = counts[row]

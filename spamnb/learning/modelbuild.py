@@ -12,7 +12,10 @@ chunk, not the vocabulary (ModelBuild):
    adding up what every weight depends on besides its own counts: the
    per-class totals Σ_w N_cw, the vocabulary size V and the largest count
    (16- or 32-bit occurrences), and picking out the columns of the tokens
-   of the calibration sample;
+   of the calibration sample, which the near-error pass scores
+   (training.near_errors_by_key); the occurrences it counts again go into
+   those columns and totals, and into each chunk of pass 2
+   (ModelBuild.count_again), so the counts are merged once;
 2. each chunk of BUILD_CHUNK keys (whole blocks of BLOCK_KEYS) gets its
    weights (weights.token_weights: the same formula as the whole vocabulary
    at once, element by element), selection, block index and checksums, and
@@ -100,9 +103,10 @@ class ModelBuild:
     `take_text` merges the token text first, before the near-error pass
     (which adds counts, never text): the merged text's lengths and bytes are
     the token_lengths and token_bytes sections as they are, so their
-    compression (three quarters of the model's zlib time, 0.7 s of
-    spamassassin's training part) runs beside the near errors, the weighing
-    and the calibration, on the core the counting workers left idle.
+    compression (three quarters of the model's zlib time, 0.4 s of
+    spamassassin's training part on a quiet machine) runs beside the near
+    errors, the weighing and the calibration, on the core the counting
+    workers left idle.
     `write` makes the rest and writes the file.  A piece of a section at a
     time per thread: memory grows by the threads' pieces.
     """
@@ -263,6 +267,7 @@ class ModelBuild:
             for handle in handles.values():
                 handle.close()
         counts_run.remove()
+        self._extra = extra = None  # in the chunks now: not held through the calibration
 
         bias = 0.0
         if weighing:

@@ -23,8 +23,7 @@ from . import modelbuild
 from .._core import TokenCounter
 from ..mail.digest import message_digest
 from ..errors import InputError, ModelError
-from ..model.keyscores import (KeyBags, KeyColumns, key_positions, keys_of, places, raw_scores_of_bags,
-                               unique_keys)
+from ..model.keyscores import KeyBags, KeyColumns, keys_of, places, raw_scores_by_key, unique_keys
 from ..model.journal import today
 from ..model.model import Model
 from ..model.options import TrainOptions
@@ -276,23 +275,22 @@ def near_errors_by_key(columns: KeyColumns, sample: list[tuple[np.ndarray, int]]
     or 2), and the occurrences of those counted again as one keyed run
     (document and message counts stay: see TrainOptions.retrain_margin).
     The sample is every training message up to CALIBRATION_SAMPLE of them,
-    else a uniform sample; `columns` hold every key of it."""
+    else a uniform sample."""
     if not retraining_applies(options, sample, messages):
         return [1] * len(sample), None
     margin = options.retrain_margin
     documents = [keys for keys, _ in sample]
     bags = KeyBags.of(documents)
-    at = key_positions(columns.keys, bags.keys)  # each entry's column: for the scores and the sum
-    raw = raw_scores_of_bags(columns, documents, bags, at, totals, vocabulary, messages, options)
+    raw = raw_scores_by_key(columns, documents, totals, vocabulary, messages, options, bags)
     copies = [times_counted(score, label, margin) for score, (_, label) in zip(raw.tolist(), sample)]
     again = np.flatnonzero(np.asarray(copies) == 2)
     if not len(again):
         return copies, None
-    entries = bags.entries(again)
-    counts = np.zeros((4, len(entries)), dtype=np.uint32)
-    counts[np.repeat(np.asarray([sample[i][1] for i in again], dtype=np.intp), bags.sizes[again]),
-           np.arange(len(entries))] = bags.counts[entries]
-    return copies, sum_counts(bags.keys[entries], counts, among=columns.keys, places=at[entries])
+    near = bags.select(again)
+    counts = np.zeros((4, len(near.keys)), dtype=np.uint32)
+    counts[np.repeat(np.asarray([sample[i][1] for i in again], dtype=np.intp), near.sizes),
+           np.arange(len(near.keys))] = near.counts
+    return copies, sum_counts(near.keys, counts)
 
 
 def count_near_errors_again(counts: TokenCounts, sample: list[tuple[np.ndarray, int]],

@@ -65,20 +65,21 @@ def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray],
     # Copies in the counts' own type (32 bits from training's store): every
     # count holds what the block took out of it, so none goes below 0, and
     # raw_scores_of_bags weighs them as 64-bit integers a piece at a time.
-    columns = KeyColumns(columns.keys[mine], columns.occurrences[:, mine], columns.documents[:, mine],
-                         columns.selected[mine])
+    # ndarray.take, not [:, mine]: a row-major copy (fancy indexing makes it
+    # column-major), so that the flat views below are views, not a third copy.
+    columns = KeyColumns(columns.keys[mine], columns.occurrences.take(mine, axis=1),
+                         columns.documents.take(mine, axis=1), columns.selected[mine])
     del mine
     label = np.asarray(labels, dtype=np.intp)
     copied = np.ones(len(bags), dtype=np.int64) if copies is None else np.asarray(copies, dtype=np.int64)
-    # Copies already (fancy indexing), contiguous: their flat views below are views.
-    occurrences = np.ascontiguousarray(columns.occurrences)
-    document_counts = np.ascontiguousarray(columns.documents)
+    occurrences, document_counts = columns.occurrences, columns.documents  # copies already
     # Taken out through flat views, by flat index (row × width + column), with
     # an array of amounts of the array's own type: numpy's fast path of
     # ufunc.at, which a (row, column) index or a scalar amount misses (10 to
     # 25 times slower).
     width = len(columns.keys)
     flat_occurrences, flat_documents = occurrences.reshape(-1), document_counts.reshape(-1)
+    assert occurrences.flags.c_contiguous and document_counts.flags.c_contiguous  # so the flat ones are views
     removed = np.zeros(2, dtype=np.int64)
     for group in range(0, len(bags), SCORED_TOGETHER):
         members = slice(group, group + SCORED_TOGETHER)
