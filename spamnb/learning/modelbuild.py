@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Callable
 from typing import Any
@@ -118,6 +119,7 @@ class ModelBuild:
                                                     dir=os.path.dirname(real))
         self.scratch = self._scratch.name
         self._threads = ThreadPoolExecutor(DEFLATING_THREADS)
+        self._stop = threading.Event()  # set when the build ends: a compression still running gives up
         self._deflated: dict[str, Future] = {}
         self._text_run: SpilledRun | None = None
         self._counts_run: SpilledRun | None = None
@@ -129,12 +131,13 @@ class ModelBuild:
         return self
 
     def __exit__(self, *exception) -> None:
+        self._stop.set()
         self._threads.shutdown(wait=True, cancel_futures=True)  # before their files go
         self._scratch.cleanup()
 
     def _deflate(self, name: str, dtype: str, parts: list) -> None:
         self._deflated[name] = self._threads.submit(deflate_to_file, parts, dtype,
-                                                    os.path.join(self.scratch, name + ".deflated"))
+                                                    os.path.join(self.scratch, name + ".deflated"), self._stop)
 
     def take_text(self, tally) -> None:
         """Merge the token text of `tally` to one run on disk, start compressing

@@ -185,16 +185,23 @@ def _deflated(parts, itemsize: int, piece_bytes: int = STREAM_BYTES):
     yield deflate.flush()
 
 
-def deflate_to_file(parts, dtype: str, target: str) -> str:
+def deflate_to_file(parts, dtype: str, target: str, stop=None) -> str:
     """Write a compressed section's stored bytes (_deflated) to the file
     `target` and return its path: what write_model_streamed stores for the
     section when given the path in `deflated`.  zlib lets go of the GIL, so a
     thread can do this while the caller goes on (training compresses the
-    model's sections while it fits the calibration)."""
+    model's sections while it fits the calibration).  `stop` (a
+    threading.Event), once set, ends the work between two pieces with
+    concurrent.futures.CancelledError: a build given up (an error, Ctrl-C)
+    does not wait for the compression of a large section to finish."""
+    from concurrent.futures import CancelledError
+
     import numpy as np
 
     with open(target, "wb") as out:
         for piece in _deflated(parts, np.dtype(dtype).itemsize, DEFLATE_BYTES):
+            if stop is not None and stop.is_set():
+                raise CancelledError(f"compression of {target} stopped")
             out.write(piece)
     return target
 
