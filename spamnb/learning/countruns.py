@@ -45,7 +45,7 @@ MERGE_CHUNK = 1 << 18
 """At most this many entries are read from each run per step of the k-way merge."""
 FAN_IN = 16
 GATHER_STRINGS = 1 << 16
-_U4_MAX = 2**32 - 1
+U4_MAX = 2**32 - 1
 
 
 class Run:
@@ -105,8 +105,8 @@ def sum_counts(keys: np.ndarray, counts: np.ndarray) -> Run:
             summed[row] = np.bincount(at.astype(np.intp), weights=values, minlength=len(distinct)).astype(np.uint64)
         else:
             np.add.at(summed[row], at.astype(np.intp), values.astype(np.uint64))
-    if int(summed.max()) > _U4_MAX:
-        raise ValueError(f"a count past {_U4_MAX:,}: out of range for the model format")
+    if int(summed.max()) > U4_MAX:
+        raise ValueError(f"a count past {U4_MAX:,}: out of range for the model format")
     return Run(distinct, summed.astype(np.uint32))
 
 
@@ -396,6 +396,14 @@ class CountStore:
     def merged_text(self) -> Iterator[Run]:
         sources = self._sources(False)
         return merge_runs(sources, self._chunk(len(sources)))
+
+    def drop_text(self) -> None:
+        """Let the token text go (its runs in memory and on disk), once
+        merged_text has been read to its end: counts may still be added."""
+        self.pending[False], self.summed[False] = [], []
+        for run in self.spilled[False]:
+            run.remove()
+        self.spilled[False] = []
 
     def close(self) -> None:
         for kind in (True, False):

@@ -3,13 +3,19 @@
 Training's merged counts (countruns.py) come in key order, which is the
 model file's order.  Two passes over them make the file Model.from_counts
 and Model.save would make from the same counts, with memory bounded by the
-chunk, not the vocabulary:
+chunk, not the vocabulary (ModelBuild):
 
-1. the counts and the token text are merged to one sorted run each on disk,
+0. the token text is merged to one sorted run on disk first, whose lengths
+   and bytes are the model's token_lengths and token_bytes sections, and
+   threads start compressing them (ModelBuild.take_text);
+1. the counts are merged to one sorted run on disk,
    adding up what every weight depends on besides its own counts: the
    per-class totals Σ_w N_cw, the vocabulary size V and the largest count
    (16- or 32-bit occurrences), and picking out the columns of the tokens
-   of the calibration sample;
+   of the calibration sample, which the near-error pass scores
+   (training.near_errors_by_key); the occurrences it counts again go into
+   those columns and totals, and into each chunk of pass 2
+   (ModelBuild.count_again), so the counts are merged once;
 2. each chunk of BUILD_CHUNK keys (whole blocks of BLOCK_KEYS) gets its
    weights (weights.token_weights: the same formula as the whole vocabulary
    at once, element by element), selection, block index and checksums, and
@@ -27,18 +33,20 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .countruns import RunReader, SpilledRun, write_array
+from .countruns import U4_MAX, Run, RunReader, SpilledRun, write_array
 from ..model.labels import HAM, SPAM
 from ..model.heldout import blocked_raw_scores_by_key
-from ..model.keyscores import KeyColumns, unique_keys
+from ..model.keyscores import KeyColumns, key_positions, unique_keys
 from ..model.learned import LearnedDigests
 from ..model.model import COMPRESSED, Model, file_meta
-from ..model.modelfile import BLOCK_KEYS, write_model_streamed
+from ..model.modelfile import BLOCK_KEYS, deflate_to_file, write_model_streamed
 from ..model.modelstore import check_writable, locked
 from ..model.options import TrainOptions
 from ..progress import Phases
@@ -48,6 +56,10 @@ from ..model.formula import knows_both_classes
 from ..model.weights import keyword_keys_of, model_bias, selected_tokens, token_weights
 
 BUILD_CHUNK = 256 * BLOCK_KEYS
+# Threads compressing the model's sections (ModelBuild): two, for the two
+# sections of token text that start first and take longest, and no more
+# (each holds a piece of its section).
+DEFLATING_THREADS = 2
 SECTION_ORDER = ("keys", "weights", "block_first", "block_crcs", "token_lengths", "token_bytes",
                  "occurrences", "documents", "last_seen")
 
@@ -68,7 +80,7 @@ class SampleColumns:
     def take(self, chunk) -> None:
         self.totals += chunk.counts[0:2].sum(axis=1, dtype=np.int64)
         self.vocabulary += len(chunk)
-        at = np.searchsorted(self.wanted, chunk.keys)
+        at = key_positions(self.wanted, chunk.keys)  # np.searchsorted's places, found in the core
         inside = at < len(self.wanted)
         inside[inside] = self.wanted[at[inside]] == chunk.keys[inside]
         self.picked[:, at[inside]] = chunk.counts[:, inside]
@@ -84,64 +96,151 @@ def calibration_due(labels: list[int], messages) -> bool:
     return labels.count(SPAM) >= 2 and labels.count(HAM) >= 2 and min(messages) >= 2
 
 
-def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoffs | None,
-                        sample: list, day: int, budget: int, phases=None,
-                        before_write: Callable[[LearnedDigests], None] | None = None,
-                        copies: list[int] | None = None) -> int:
-    """Write the model of `tally`'s counts to `path`; returns the vocabulary size.
+class ModelBuild:
+    """The writing of one model file from a Tally's counts (training.train_file):
+    a scratch folder beside the model, and threads that compress its
+    sections (zlib lets go of the GIL) while this one goes on.
 
-    The final write holds the model's lock, and `before_write(learned)`
-    runs under it first (see training.train_file); `phases` is told when
-    the counts are merged, weighed, calibrated and written.  `copies`: how
-    many times each sample message is counted (training.count_near_errors_again).
+    `take_text` merges the token text first, before the near-error pass
+    (which adds counts, never text): the merged text's lengths and bytes are
+    the token_lengths and token_bytes sections as they are, so their
+    compression (three quarters of the model's zlib time, 0.4 s of
+    spamassassin's training part on a quiet machine) runs beside the near
+    errors, the weighing and the calibration, on the core the counting
+    workers left idle.
+    `write` makes the rest and writes the file.  A piece of a section at a
+    time per thread: memory grows by the threads' pieces.
     """
-    phases = phases or Phases()
-    real = check_writable(path)
-    directory = os.path.dirname(real)
-    messages = tally.messages.copy()
-    keyword_keys = keyword_keys_of(options)
-    with tempfile.TemporaryDirectory(prefix=f".{os.path.basename(real)}.build-", suffix=".tmp",
-                                     dir=directory) as scratch:
-        # Pass 1.
-        phases.phase("merging counts")
-        counts_run = SpilledRun(os.path.join(scratch, "counts"), True)
-        text_run = SpilledRun(os.path.join(scratch, "text"), False)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        real = check_writable(path)
+        self._scratch = tempfile.TemporaryDirectory(prefix=f".{os.path.basename(real)}.build-", suffix=".tmp",
+                                                    dir=os.path.dirname(real))
+        self.scratch = self._scratch.name
+        self._threads = ThreadPoolExecutor(DEFLATING_THREADS)
+        self._stop = threading.Event()  # set when the build ends: a compression still running gives up
+        self._deflated: dict[str, Future] = {}
+        self._text_run: SpilledRun | None = None
+        self._counts_run: SpilledRun | None = None
+        self._gathered: SampleColumns | None = None
+        self._largest = 0  # the largest occurrence count: 16- or 32-bit sections
+        self._extra: Run | None = None  # counted again (count_again)
+
+    def __enter__(self) -> "ModelBuild":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self._stop.set()
+        self._threads.shutdown(wait=True, cancel_futures=True)  # before their files go
+        self._scratch.cleanup()
+
+    def _deflate(self, name: str, dtype: str, parts: list) -> None:
+        self._deflated[name] = self._threads.submit(deflate_to_file, parts, dtype,
+                                                    os.path.join(self.scratch, name + ".deflated"), self._stop)
+
+    def take_text(self, tally) -> None:
+        """Merge the token text of `tally` to one run on disk, start compressing
+        it, and let the store's copies of it go."""
+        text_run = SpilledRun(os.path.join(self.scratch, "text"), False)
+        for chunk in tally.store.merged_text():
+            text_run.append(chunk)
+        tally.store.drop_text()  # merged: its runs' memory and disk are free again
+        self._text_run = text_run
+        self._deflate("token_lengths", "<u4", [text_run.prefix + ".lengths"])
+        self._deflate("token_bytes", "|u1", [text_run.prefix + ".text"])
+
+    def merge_counts(self, tally, sample: list, phases=None) -> SampleColumns:
+        """Pass 1: merge `tally`'s counts to one run on disk, and gather the
+        sample's columns with the totals and V (SampleColumns), which the
+        near-error pass scores the sample by and calibration (with the near
+        errors counted again: count_again) later.  One merge for both: the
+        near errors' occurrences go into the chunks as pass 2 reads them."""
+        (phases or Phases()).phase("merging counts")
+        counts_run = SpilledRun(os.path.join(self.scratch, "counts"), True)
         largest = 0
         gathered = SampleColumns(sample)
         for chunk in tally.store.merged_counts():
             counts_run.append(chunk)
             gathered.take(chunk)
             largest = max(largest, int(chunk.counts[0:2].max(initial=0)))
-        totals = gathered.totals
-        for chunk in tally.store.merged_text():
-            text_run.append(chunk)
         tally.store.close()  # the spilled runs are merged: their disk space is free again
+        self._counts_run, self._gathered, self._largest = counts_run, gathered, largest
+        return gathered
+
+    def count_again(self, extra: Run | None) -> None:
+        """Add a run of counts of sample keys (the near errors' occurrences
+        counted again, training.near_errors_by_key) to the merged counts: to
+        the sample's columns and totals now, to each chunk as pass 2 reads it."""
+        if extra is None or not len(extra):
+            return
+        assert extra.counts is not None and self._gathered is not None  # a counts run; merge_counts first
+        gathered = self._gathered
+        at = np.minimum(np.searchsorted(gathered.wanted, extra.keys), len(gathered.wanted) - 1)
+        if not np.array_equal(gathered.wanted[at], extra.keys):
+            raise ValueError("counted again: a key the sample does not hold")
+        summed = gathered.picked[:, at].astype(np.int64) + extra.counts
+        if int(summed.max()) > U4_MAX:
+            raise ValueError(f"a count past {U4_MAX:,}: out of range for the model format")
+        gathered.picked[:, at] = summed
+        gathered.totals += extra.counts[0:2].sum(axis=1, dtype=np.int64)
+        self._largest = max(self._largest, int(summed[0:2].max()))
+        self._extra = extra
+
+    def write(self, tally, options: TrainOptions, cutoffs: Cutoffs | None, sample: list, day: int,
+              phases=None, before_write: Callable[[LearnedDigests], None] | None = None,
+              copies: list[int] | None = None) -> int:
+        """Write the model of `tally`'s counts to the path; returns the vocabulary size.
+
+        The final write holds the model's lock, and `before_write(learned)`
+        runs under it first (see training.train_file); `phases` is told when
+        the counts are merged, weighed, calibrated and written.  `copies`: how
+        many times each sample message is counted (training.near_errors_by_key)."""
+        if self._text_run is None:
+            self.take_text(tally)
+        if self._counts_run is None:
+            self.merge_counts(tally, sample, phases)
+        assert self._text_run is not None and self._counts_run is not None and self._gathered is not None
+        text_run, counts_run, gathered, extra = self._text_run, self._counts_run, self._gathered, self._extra
+        scratch, path = self.scratch, self.path
+        phases = phases or Phases()
+        messages = tally.messages.copy()
+        keyword_keys = keyword_keys_of(options)
+        totals = gathered.totals
         vocabulary = counts_run.length
         if text_run.length != vocabulary:
             raise ValueError("token text and counts disagree")
-        occurrence_type = "<u2" if largest <= 0xFFFF else "<u4"
+        occurrence_type = "<u2" if self._largest <= 0xFFFF else "<u4"
+        text_bytes = os.path.getsize(text_run.prefix + ".text")
 
         # Pass 2.
         phases.phase("weighing tokens")
         weighing = knows_both_classes(messages)  # else every λ and b are 0
         files: dict[str, Any] = {name: os.path.join(scratch, name) for name in SECTION_ORDER}  # a path, or two
+        files["token_lengths"], files["token_bytes"] = text_run.prefix + ".lengths", text_run.prefix + ".text"
         for half in ("occurrences", "documents"):
             files[half] = [files[half] + ".ham", files[half] + ".spam"]
         handles = {}
-        for target in files.values():
+        for name, target in files.items():
+            if name in ("token_lengths", "token_bytes"):
+                continue  # the text run's own files
             for one in (target if isinstance(target, list) else [target]):
                 handles[one] = open(one, "wb")
         absent_sum = 0.0
-        text_bytes = 0
         try:
-            counts_reader, text_reader = RunReader(counts_run), RunReader(text_run)
+            counts_reader, text_keys = RunReader(counts_run), KeyReader(text_run)
             while not counts_reader.exhausted:
-                chunk, text = counts_reader.read(BUILD_CHUNK), text_reader.read(BUILD_CHUNK)
-                if not np.array_equal(chunk.keys, text.keys):
+                chunk = counts_reader.read(BUILD_CHUNK)
+                if not np.array_equal(chunk.keys, text_keys.read(len(chunk))):
                     raise ValueError("token text and counts disagree")
-                assert chunk.counts is not None and text.lengths is not None and text.text is not None  # runs' kinds
-                occurrences = chunk.counts[0:2].astype(np.int64)
-                documents = chunk.counts[2:4].astype(np.int64)
+                assert chunk.counts is not None  # a counts run
+                counts = chunk.counts.astype(np.int64)
+                if extra is not None:  # the near errors' counts in this chunk's span of keys
+                    assert extra.counts is not None  # a counts run
+                    first = int(np.searchsorted(extra.keys, chunk.keys[0]))
+                    last = int(np.searchsorted(extra.keys, chunk.keys[-1], side="right"))
+                    counts[:, np.searchsorted(chunk.keys, extra.keys[first:last])] += extra.counts[:, first:last]
+                occurrences, documents = counts[0:2], counts[2:4]
                 if weighing:
                     weights, absent = token_weights(occurrences, documents, messages, totals, vocabulary,
                                                     options.event_model, options.alpha, options.robinson,
@@ -159,8 +258,6 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
                     files["block_first"]: keys[::BLOCK_KEYS],
                     files["block_crcs"]: np.array(block_crcs(keys.tobytes(), weights.tobytes(), BLOCK_KEYS),
                                                   dtype="<u4"),
-                    files["token_lengths"]: text.lengths.astype("<u4"),
-                    files["token_bytes"]: text.text,
                     files["occurrences"][HAM]: occurrences[HAM].astype(occurrence_type),
                     files["occurrences"][SPAM]: occurrences[SPAM].astype(occurrence_type),
                     files["documents"][HAM]: documents[HAM].astype("<u4"),
@@ -169,28 +266,15 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
                 }
                 for target, array in pieces.items():
                     write_array(handles[target], array)
-                text_bytes += len(text.text)
         finally:
             for handle in handles.values():
                 handle.close()
         counts_run.remove()
-        text_run.remove()
+        self._extra = extra = None  # in the chunks now: not held through the calibration
 
         bias = 0.0
         if weighing:
             bias = model_bias(messages, absent_sum)
-        phases.phase("fitting calibration and cutoffs")
-        # A Model with no counts, to fit calibration and cutoffs as Model.calibrate does.
-        fitted = Model(None, options, cutoffs, {"block_size": BLOCK_KEYS})  # type: ignore[arg-type]
-        labels = [label for _, label in sample]
-        if calibration_due(labels, messages):
-            fitted.fit_calibration(blocked_raw_scores_by_key(gathered.columns(messages, options),
-                                                             [keys for keys, _ in sample], labels, totals,
-                                                             vocabulary, messages, options, copies=copies), labels)
-            if cutoffs is None:
-                fitted.fit_cutoffs(labels)
-        meta = file_meta(fitted.meta, options, messages, bias, fitted.cutoffs, vocabulary, totals)
-
         digests, classes = tally.learned.arrays()
         blocks = -(-vocabulary // BLOCK_KEYS)
         shapes = {"keys": ("<u8", [vocabulary]), "weights": ("<f4", [vocabulary]),
@@ -204,10 +288,37 @@ def write_trained_model(path: str, tally, options: TrainOptions, cutoffs: Cutoff
                      ("digest_classes", "|u1", [len(digests)], [classes]),
                      ("recent_raw", "<f8", [0], [np.zeros(0, dtype="<f8")]),
                      ("recent_labels", "|u1", [0], [np.zeros(0, dtype=np.uint8)])]
+        for name, dtype, _shape, parts in sections:
+            if name in COMPRESSED and name not in self._deflated:
+                self._deflate(name, dtype, parts)  # beside the calibration
+
+        phases.phase("fitting calibration and cutoffs")
+        # A Model with no counts, to fit calibration and cutoffs as Model.calibrate does.
+        fitted = Model(None, options, cutoffs, {"block_size": BLOCK_KEYS})  # type: ignore[arg-type]
+        labels = [label for _, label in sample]
+        if calibration_due(labels, messages):
+            fitted.fit_calibration(blocked_raw_scores_by_key(gathered.columns(messages, options),
+                                                             [keys for keys, _ in sample], labels, totals,
+                                                             vocabulary, messages, options, copies=copies), labels)
+            if cutoffs is None:
+                fitted.fit_cutoffs(labels)
+        meta = file_meta(fitted.meta, options, messages, bias, fitted.cutoffs, vocabulary, totals)
         phases.phase("writing the model")
         with locked(path):
             if before_write is not None:
                 before_write(tally.learned)
-            write_model_streamed(path, meta, sections, COMPRESSED, scratch)
-    return vocabulary
+            write_model_streamed(path, meta, sections, COMPRESSED, scratch, self._deflated)
+        return vocabulary
 
+
+class KeyReader:
+    """The keys of a spilled run, read a chunk at a time (no lengths or text)."""
+
+    def __init__(self, run: SpilledRun) -> None:
+        self.path = run.prefix + ".keys"
+        self.at = 0
+
+    def read(self, count: int) -> np.ndarray:
+        keys = np.fromfile(self.path, dtype="<u8", count=count, offset=8 * self.at)
+        self.at += len(keys)
+        return keys

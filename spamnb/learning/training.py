@@ -313,23 +313,6 @@ def count_near_errors_again(counts: TokenCounts, sample: list[tuple[np.ndarray, 
     return copies
 
 
-def count_near_errors_again_in_store(tally: "Tally", sample: list[tuple[np.ndarray, int]],
-                                     options: TrainOptions) -> list[int]:
-    """count_near_errors_again, for counts held in a CountStore (bounded
-    memory): one merge pass gathers the sample's columns, and the near
-    errors' counts go into the store as one more run."""
-    if not retraining_applies(options, sample, tally.messages):
-        return [1] * len(sample)
-    gathered = modelbuild.SampleColumns(sample)
-    for chunk in tally.store.merged_counts():
-        gathered.take(chunk)
-    copies, extra = near_errors_by_key(gathered.columns(tally.messages, options), sample, gathered.totals,
-                                       gathered.vocabulary, tally.messages, options)
-    if extra is not None:
-        tally.store.add(extra)
-    return copies
-
-
 def expected_messages(paths: Sequence[str]) -> int:
     return sum(count_messages(path) for path in paths)
 
@@ -475,10 +458,18 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
             executor.shutdown()
         return_freed_memory()
         try:
-            copies = count_near_errors_again_in_store(tally, sample, options)
-            return_freed_memory()
-            report.vocabulary = modelbuild.write_trained_model(path, tally, options, cutoffs, sample, today(),
-                                                               budget, phases, before_write, copies)
+            with modelbuild.ModelBuild(path) as build:
+                build.take_text(tally)  # its compression starts now, beside what follows
+                # The near errors, from the sample's columns of the merged counts
+                # (near_errors_by_key), are counted again into what the build writes.
+                gathered = build.merge_counts(tally, sample, phases)
+                copies, extra = near_errors_by_key(gathered.columns(tally.messages, options), sample,
+                                                   gathered.totals, gathered.vocabulary, tally.messages, options)
+                build.count_again(extra)
+                del extra
+                return_freed_memory()
+                report.vocabulary = build.write(tally, options, cutoffs, sample, today(), phases, before_write,
+                                                copies)
         finally:
             tally.close()
     except OSError as error:  # spilled runs and the build folder live beside the model

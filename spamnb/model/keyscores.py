@@ -197,7 +197,9 @@ WEIGHED_TOGETHER = 1 << 16
 
 def raw_scores_of_bags(columns: KeyColumns, documents: list[np.ndarray], bags: KeyBags, ids: np.ndarray,
                        totals: np.ndarray, vocabulary: int, messages: np.ndarray, options: TrainOptions) -> np.ndarray:
-    """raw_scores_by_key, given the documents' bags and each bag entry's column (`ids`).
+    """raw_scores_by_key, given the documents' bags and each bag entry's column
+    (`ids`); the bags may go on past the documents (messages only taken out:
+    heldout.held_out_raw_scores_by_key), and only the documents are scored.
 
     Every message's terms x_w λ_w are computed at once; ScoringRule.message_raw
     then sums each message's, in the order its tokens first occur (the order
@@ -228,8 +230,8 @@ def raw_scores_of_bags(columns: KeyColumns, documents: list[np.ndarray], bags: K
 
     scores = np.empty(len(documents), dtype=np.float64)
     for group in range(0, len(documents), SCORED_TOGETHER):
-        members = slice(group, group + SCORED_TOGETHER)
-        last = min(group + SCORED_TOGETHER, len(documents)) - 1
+        end = min(group + SCORED_TOGETHER, len(documents))  # the bags may hold more messages than are scored
+        members, last = slice(group, end), end - 1
         entries = slice(int(bags.starts[group]), int(bags.starts[last] + bags.sizes[last]))
         x = np.ones(entries.stop - entries.start) if presence else bags.counts[entries].astype(np.float64)
         terms = weights[ids[entries]] * x

@@ -151,10 +151,16 @@ def _head(meta: dict, table: dict, body_length: int, body_crc: int) -> tuple[byt
 STREAM_BYTES = 4 << 20
 
 
-def _read_parts(parts, itemsize: int = 1):
+# What a thread compressing a section beside other work (deflate_to_file) reads
+# at a time: it adds its pieces to the peak of what it runs beside, and zlib
+# goes as fast on a megabyte as on four.
+DEFLATE_BYTES = 1 << 20
+
+
+def _read_parts(parts, itemsize: int = 1, piece_bytes: int = STREAM_BYTES):
     """The bytes of `parts` (numpy arrays, or paths of files of raw array
-    bytes) in order, a piece of at most STREAM_BYTES (whole items) at a time."""
-    step = max(itemsize, STREAM_BYTES - STREAM_BYTES % itemsize)
+    bytes) in order, a piece of at most `piece_bytes` (whole items) at a time."""
+    step = max(itemsize, piece_bytes - piece_bytes % itemsize)
     for part in parts:
         if isinstance(part, str):
             with open(part, "rb") as handle:
@@ -166,20 +172,54 @@ def _read_parts(parts, itemsize: int = 1):
                 yield bytes(data[start:start + step])
 
 
-def write_model_streamed(path: str | os.PathLike, meta: dict, sections: list, compressed: frozenset,
-                         scratch: str) -> None:
-    """write_model for sections too big to hold: each of `sections` is
-    (name, dtype, shape, parts), its array's bytes in `parts` (see
-    _read_parts), written a piece at a time.  A compressed section is
-    shuffled as write_model does (byte k of every item together) by reading
-    its parts once per byte of an item.  The body is put together in a file
-    in `scratch` first, since the header, written before it, holds the
-    sections' lengths and checksums; the same arrays give the same bytes as
-    write_model."""
+def _deflated(parts, itemsize: int, piece_bytes: int = STREAM_BYTES):
+    """The zlib stream of a section's parts (see _read_parts), shuffled as
+    write_model does (byte k of every item together) by reading the parts
+    once per byte of an item, a piece at a time."""
     import zlib
+
+    deflate = zlib.compressobj(6)
+    for plane in range(itemsize):
+        for data in _read_parts(parts, itemsize, piece_bytes):
+            yield deflate.compress(data[plane::itemsize] if itemsize > 1 else data)
+    yield deflate.flush()
+
+
+def deflate_to_file(parts, dtype: str, target: str, stop=None) -> str:
+    """Write a compressed section's stored bytes (_deflated) to the file
+    `target` and return its path: what write_model_streamed stores for the
+    section when given the path in `deflated`.  zlib lets go of the GIL, so a
+    thread can do this while the caller goes on (training compresses the
+    model's sections while it fits the calibration).  `stop` (a
+    threading.Event), once set, ends the work between two pieces with
+    concurrent.futures.CancelledError: a build given up (an error, Ctrl-C)
+    does not wait for the compression of a large section to finish."""
+    from concurrent.futures import CancelledError
 
     import numpy as np
 
+    with open(target, "wb") as out:
+        for piece in _deflated(parts, np.dtype(dtype).itemsize, DEFLATE_BYTES):
+            if stop is not None and stop.is_set():
+                raise CancelledError(f"compression of {target} stopped")
+            out.write(piece)
+    return target
+
+
+def write_model_streamed(path: str | os.PathLike, meta: dict, sections: list, compressed: frozenset,
+                         scratch: str, deflated: dict | None = None) -> None:
+    """write_model for sections too big to hold: each of `sections` is
+    (name, dtype, shape, parts), its array's bytes in `parts` (see
+    _read_parts), written a piece at a time.  A compressed section is
+    shuffled and deflated as write_model does (_deflated), unless
+    `deflated` maps its name to a file of those bytes already made
+    (deflate_to_file), or to a future of one.  The body is put together in a
+    file in `scratch` first, since the header, written before it, holds the
+    sections' lengths and checksums; the same arrays give the same bytes as
+    write_model."""
+    import numpy as np
+
+    deflated = deflated or {}
     body_path = os.path.join(scratch, "body")
     table: dict[str, dict] = {}
     offset = body_crc = 0
@@ -187,18 +227,14 @@ def write_model_streamed(path: str | os.PathLike, meta: dict, sections: list, co
         for name, dtype, shape, parts in sections:
             itemsize = np.dtype(dtype).itemsize
             crc = length = 0
-            if name in compressed:
-                deflate = zlib.compressobj(6)
-
-                # B023: pieces() is consumed in the iteration that defines it, so the loop variables are current
-                def pieces():
-                    for plane in range(itemsize):  # noqa: B023
-                        for piece in _read_parts(parts, itemsize):  # noqa: B023
-                            yield deflate.compress(piece[plane::itemsize] if itemsize > 1 else piece)  # noqa: B023
-                    yield deflate.flush()  # noqa: B023
+            if name in compressed and name in deflated:
+                made = deflated[name]
+                pieces = _read_parts([made if isinstance(made, str) else made.result()])
+            elif name in compressed:
+                pieces = _deflated(parts, itemsize)
             else:
-                pieces = lambda: _read_parts(parts, itemsize)  # noqa: E731, B023
-            for piece in pieces():
+                pieces = _read_parts(parts, itemsize)
+            for piece in pieces:
                 body.write(piece)
                 crc, length = crc32(piece, crc), length + len(piece)
                 body_crc = crc32(piece, body_crc)

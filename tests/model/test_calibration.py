@@ -97,3 +97,29 @@ def test_fit_cutoffs_by_hand():
         1 / (1 + np.exp(-3.5)))
     assert fit_cutoffs(np.r_[ham[:998], ham[-50:], spam], np.r_[np.zeros(1048), np.ones(500)]) == (0.99, 0.2)
     assert logit(0.96) < 3.5 < logit(0.99)
+
+
+@pytest.mark.usefixtures("any_evidence")
+def test_scoring_the_first_messages_of_a_block_gives_their_scores_of_the_whole_block():
+    """held_out_raw_scores_by_key's `scored`: the messages after the first
+    `scored` are taken out of the counts but not scored (forward chaining's
+    later blocks), and the first are scored as when every one is."""
+    from spamnb.model.heldout import held_out_raw_scores_by_key
+    from spamnb.model.keyscores import KeyColumns, keys_of, unique_keys
+
+    docs = [["cheap", "pills", "now", "offer", "cheap"], ["meeting", "notes", "lunch", "today", "agenda"],
+            ["cheap", "offer", "unique1", "pills", "now"], ["lunch", "notes", "today", "agenda", "room"],
+            ["pills", "offer", "now", "cheap", "free"], ["notes", "unique2", "room", "agenda", "lunch"]] * 3
+    labels = [1, 0] * 9
+    full = TokenCounts()
+    full.add(docs, labels)
+    block = list(range(6, 18))
+    keyed = [keys_of(docs[i]) for i in block]
+    columns = KeyColumns.of_counts(full, unique_keys(keyed))
+    options = TrainOptions("mixed", 0.5, normalize="mean", min_strength=0.0)
+    totals = full.occurrences.sum(axis=1)
+    every = held_out_raw_scores_by_key(columns, keyed, [labels[i] for i in block], totals, len(full),
+                                       full.messages, options)
+    first = held_out_raw_scores_by_key(columns, keyed, [labels[i] for i in block], totals, len(full),
+                                       full.messages, options, scored=5)
+    assert len(first) == 5 and np.array_equal(first, every[:5]) and np.isfinite(first).all()

@@ -270,3 +270,31 @@ def test_consistent_checksums_but_inconsistent_contents_are_refused(tmp_path, sa
     result = run_spamnb("inspect", "--model", bad)
     assert result.returncode == 3, result.stderr
     assert message in result.stderr.decode() and b"Traceback" not in result.stderr
+
+
+def test_sections_compressed_ahead_give_the_same_file(tmp_path):
+    """write_model_streamed given sections already deflated (deflate_to_file,
+    as training compresses them in threads) writes the bytes it writes when
+    it deflates them itself; a set stop event ends a compression early."""
+    import threading
+    from concurrent.futures import CancelledError, ThreadPoolExecutor
+
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(1, 9, 50_000).astype("<u4")
+    text = rng.integers(97, 123, int(lengths.sum())).astype(np.uint8)
+    (tmp_path / "text").write_bytes(text.tobytes())
+    sections = [("keys", "<u8", [3], [np.arange(3, dtype="<u8")]),
+                ("token_lengths", "<u4", [len(lengths)], [lengths[:20_000], lengths[20_000:]]),
+                ("token_bytes", "|u1", [len(text)], [str(tmp_path / "text")])]
+    compressed = frozenset({"token_lengths", "token_bytes"})
+    meta = {"messages": [1, 1]}
+    modelfile.write_model_streamed(tmp_path / "inline.spamnb", meta, sections, compressed, str(tmp_path))
+    with ThreadPoolExecutor(2) as threads:
+        ahead = {name: threads.submit(modelfile.deflate_to_file, parts, dtype, str(tmp_path / f"{name}.z"))
+                 for name, dtype, _, parts in sections if name in compressed}
+        modelfile.write_model_streamed(tmp_path / "ahead.spamnb", meta, sections, compressed, str(tmp_path), ahead)
+    assert (tmp_path / "ahead.spamnb").read_bytes() == (tmp_path / "inline.spamnb").read_bytes()
+    stopped = threading.Event()
+    stopped.set()
+    with pytest.raises(CancelledError):
+        modelfile.deflate_to_file([str(tmp_path / "text")], "|u1", str(tmp_path / "stopped.z"), stopped)
