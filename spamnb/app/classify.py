@@ -55,11 +55,11 @@ def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | No
 
 def _pool_for(scorer, jobs: int):
     """Forked workers (sharing the mapped model) that end with this process (| head, SIGTERM)."""
-    from ..workers import process_pool
+    from ..forkpool import ForkPool
 
     global _WORKER_SCORER
     _WORKER_SCORER = scorer
-    return process_pool(jobs)
+    return ForkPool(jobs)
 
 
 def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None = None,
