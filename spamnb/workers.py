@@ -22,12 +22,13 @@ class Batches:
     of the batch), whatever order the workers finish in.
 
     A batch is sent when it holds `batch_items` items or `batch_bytes` bytes
-    (the sizes `add` is given).  At most IN_FLIGHT_PER_WORKER × `workers`
-    batches are away at once; past that, the oldest is waited for.  Where the
-    work runs: on `executor` (anything with concurrent.futures' submit: a
-    process pool, a Dask executor); else on the executor `start()` returns,
-    made when the first full batch is sent, so that a run of fewer items never
-    starts workers; else in this process, each batch collected at once.
+    (the sizes `add` is given).  At most `in_flight_per_worker` (by default
+    IN_FLIGHT_PER_WORKER) × `workers` batches are away at once; past that,
+    the oldest is waited for.  Where the work runs: on `executor` (anything
+    with concurrent.futures' submit: a process pool, a Dask executor); else
+    on the executor `start()` returns, made when the first full batch is
+    sent, so that a run of fewer items never starts workers; else in this
+    process, each batch collected at once.
     `here`, when given, replaces `work` in this process (work that reads what
     a forked worker inherited).  A pool `start` made is shut down by finish
     and abandon; an executor given is the caller's.  An error in `work` is
@@ -35,15 +36,17 @@ class Batches:
     """
 
     def __init__(self, work, collect, *, args: tuple = (), workers: int = 1, executor=None, start=None,
-                 batch_items: int, batch_bytes: int | None = None, here=None) -> None:
+                 batch_items: int, batch_bytes: int | None = None, here=None,
+                 in_flight_per_worker: int = IN_FLIGHT_PER_WORKER) -> None:
         self.work, self.collect, self.args, self.workers = work, collect, args, workers
+        self.in_flight_limit = in_flight_per_worker * workers
         self.executor, self.start, self.here = executor, start, here or work
         self.batch_items, self.batch_bytes = batch_items, batch_bytes
         self.started = None  # the pool start() made
         self.items: list = []
         self.tags: list = []
         self.size = 0
-        self.in_flight: list = []  # oldest first; at most IN_FLIGHT_PER_WORKER per worker, so pop(0) is cheap
+        self.in_flight: list = []  # oldest first; a few per worker, so pop(0) is cheap
 
     def add(self, item, tag=None, size: int = 0) -> None:
         self.items.append(item)
@@ -61,7 +64,7 @@ class Batches:
             self.collect(tags, self.here(items, *self.args))
             return
         self.in_flight.append((tags, self.executor.submit(self.work, items, *self.args)))
-        while len(self.in_flight) > IN_FLIGHT_PER_WORKER * self.workers:
+        while len(self.in_flight) > self.in_flight_limit:
             self._collect_oldest()
 
     def _collect_oldest(self) -> None:

@@ -19,6 +19,13 @@ from ..workers import Batches
 
 # Messages per batch sent to a worker: the pipe round trip is paid per batch.
 BATCH_MESSAGES = 64
+# Bytes of mail per batch, at most (and one message): a batch's work grows
+# with its bytes, and a worker left with nothing to do at the end of a run
+# waits for the other's last batch; three batches away per worker stay
+# within what a worker's pipe holds (forkpool.PIPE_BYTES), so sending one
+# never waits for a busy worker.
+BATCH_BYTES = 128 * 1024
+IN_FLIGHT_PER_WORKER = 3
 
 
 class Outcome(Record):
@@ -86,7 +93,8 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
     # once a first full batch is read, so scoring one message never forks.
     scoring = Batches(_score_batch, collect, args=(cutoffs, explain, timeout), workers=jobs, here=score_here,
                       start=(lambda: _pool_for(scorer, jobs)) if jobs > 1 else None,
-                      batch_items=BATCH_MESSAGES if jobs > 1 else 1)
+                      batch_items=BATCH_MESSAGES if jobs > 1 else 1, batch_bytes=BATCH_BYTES if jobs > 1 else None,
+                      in_flight_per_worker=IN_FLIGHT_PER_WORKER)
     try:
         # Standard input can be read once: a second "-" would score an empty message.
         for path in dict.fromkeys(paths or ("-",)):
@@ -94,7 +102,7 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
             try:
                 for raw in read_messages(path, outcome.skipped, max_size or MAX_MESSAGE_BYTES):
                     found += 1
-                    scoring.add(raw.data, raw.origin)
+                    scoring.add(raw.data, raw.origin, len(raw.data))
             except InputError as error:
                 if path == "-":
                     raise
