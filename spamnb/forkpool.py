@@ -1,6 +1,6 @@
 """A pool of forked worker processes with concurrent.futures' `submit`,
-made of os.fork, two pipes a worker and pickle: what `classify -j N` maps
-its batches over (workers.Batches).
+made of os.fork and two pipes a worker: what `classify -j N` maps its
+batches over (workers.Batches).
 
 Why not ProcessPoolExecutor: importing multiprocessing and
 concurrent.futures, the pool's own threads and its start took about 60 ms
@@ -10,6 +10,12 @@ goes to the worker with the fewest batches unfinished (a slow batch does
 not hold a second one back behind it), and results come back per worker in
 the order sent, each a future `result()` waits for.
 
+What travels is marshal's (bytes, numbers, strings, tuples, lists: a batch
+of mail, a scorer's numbers) and pickle's only for what marshal cannot
+hold (a record, an exception): `import pickle` brings `re` and was 9 ms of
+the caller's start, before the first worker is forked.  A function travels
+by its module and name (a worker is a fork: it has the module).
+
 A worker is forked from the caller (it shares the mapped model and what the
 caller set up), ends with it (workers.die_with_parent) and on end of input,
 and leaves only by os._exit: it never runs the caller's exit code or
@@ -18,14 +24,15 @@ flushes the caller's buffers a second time.
 
 from __future__ import annotations
 
+import marshal
 import os
-import pickle
 import select
+import sys
 
 # The C module: see app/fastpath.py (signal.py's enums cost about 7 ms).
 from _signal import SIGKILL  # type: ignore[import-not-found]  # CPython's private C module, no stubs
 
-# Bytes of a frame's length (a request or a reply: one pickle).
+# Bytes of a frame's length (a request or a reply: one encoded value).
 _HEADER = 8
 _READ = 1 << 16
 
@@ -73,6 +80,34 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
     return b"".join(pieces)
 
 
+def _encoded(value) -> bytes:
+    """`value` as a frame's bytes: marshal's, or pickle's where marshal cannot."""
+    try:
+        return b"m" + marshal.dumps(value)
+    except ValueError:  # "unmarshallable object"
+        import pickle
+
+        return b"p" + pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+
+
+def _decoded(data: bytes | bytearray | memoryview):
+    """The value _encoded wrote (from this pool's own processes only)."""
+    view = memoryview(data)
+    if view[:1] == b"m":
+        return marshal.loads(view[1:])
+    import pickle
+
+    return pickle.loads(view[1:])
+
+
+def _function(module: str, name: str):
+    """A module-level function of this process, by its module and qualified name."""
+    found = sys.modules[module]
+    for part in name.split("."):
+        found = getattr(found, part)
+    return found
+
+
 def _write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
@@ -80,20 +115,20 @@ def _write_all(fd: int, data: bytes | memoryview) -> None:
 
 
 def _serve(requests: int, replies: int) -> None:
-    """A worker's loop: each request is pickle((function, args)); each reply
-    pickle((True, result)) or pickle((False, the exception))."""
+    """A worker's loop: each request is (module, function name, args); each
+    reply (True, result) or (False, the exception)."""
     while True:
         header = _read_exactly(requests, _HEADER)
         if header is None:
             return  # the pool shut down (or the parent is gone)
-        function, args = pickle.loads(_read_exactly(requests, int.from_bytes(header, "little")) or b"")
+        module, name, args = _decoded(_read_exactly(requests, int.from_bytes(header, "little")) or b"")
         try:
-            answer = pickle.dumps((True, function(*args)), pickle.HIGHEST_PROTOCOL)
+            answer = _encoded((True, _function(module, name)(*args)))
         except Exception as error:  # the caller's `result()` raises it, as concurrent.futures does
             try:
-                answer = pickle.dumps((False, error), pickle.HIGHEST_PROTOCOL)
+                answer = _encoded((False, error))
             except Exception:
-                answer = pickle.dumps((False, RuntimeError(f"{type(error).__name__}: {error}")))
+                answer = _encoded((False, RuntimeError(f"{type(error).__name__}: {error}")))
         _write_all(replies, len(answer).to_bytes(_HEADER, "little") + answer)
 
 
@@ -123,7 +158,7 @@ class _Worker:
             size = int.from_bytes(self.inbox[:_HEADER], "little")
             if len(self.inbox) < _HEADER + size:
                 break
-            self.answers[self.answered] = pickle.loads(self.inbox[_HEADER:_HEADER + size])
+            self.answers[self.answered] = _decoded(bytes(self.inbox[_HEADER:_HEADER + size]))
             del self.inbox[:_HEADER + size]
             self.answered += 1
         return True
@@ -184,7 +219,7 @@ class ForkPool:
             if worker.unfinished():
                 worker.take(block=False)
         worker = min(self.workers, key=_Worker.unfinished)
-        data = pickle.dumps((function, args), pickle.HIGHEST_PROTOCOL)
+        data = _encoded((function.__module__, function.__qualname__, args))
         self._send(worker, len(data).to_bytes(_HEADER, "little") + data)
         future = _Future(worker, worker.sent)
         worker.sent += 1

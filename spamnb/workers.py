@@ -112,9 +112,11 @@ def die_with_parent(parent: int) -> None:
     """
     try:
         import ctypes
-        import signal
 
-        if ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL)) != 0:  # PR_SET_PDEATHSIG
+        # The C module: signal.py's enums cost each worker about 5 ms of its start.
+        import _signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
+
+        if ctypes.CDLL(None, use_errno=True).prctl(1, int(_signal.SIGKILL)) != 0:  # PR_SET_PDEATHSIG
             raise OSError(ctypes.get_errno(), "prctl")
     except (OSError, AttributeError, ImportError):
         import threading

@@ -11,6 +11,7 @@ import signal
 import pytest
 
 from spamnb.forkpool import ForkPool, WorkerLost
+from spamnb.model.scoring import Score
 
 
 def doubled(values: list[int]) -> list[int]:
@@ -23,6 +24,10 @@ def echoed(data: bytes, times: int) -> bytes:
 
 def failing(message: str) -> None:
     raise ValueError(message)
+
+
+def recorded(label: str) -> list:
+    return [Score(log_odds=-1.5, probability=0.18, label=label, tokens_known=3, raw=-1.5), b"raw", {"a": (1, None)}]
 
 
 def whose() -> int:
@@ -43,6 +48,16 @@ def test_answers_come_back_in_the_order_asked():
         futures = [pool.submit(doubled, list(range(n, n + 5))) for n in range(20)]
         assert [future.result() for future in futures] == [doubled(list(range(n, n + 5))) for n in range(20)]
         assert {pool.submit(whose).result() for _ in range(4)} <= {worker.pid for worker in pool.workers}
+    finally:
+        pool.shutdown()
+
+
+def test_what_marshal_cannot_carry_travels_all_the_same():
+    # Records go by pickle, numbers and bytes by marshal: the caller sees no difference.
+    pool = ForkPool(1)
+    try:
+        assert pool.submit(recorded, "ham").result() == recorded("ham")
+        assert pool.submit(doubled, [1, 2]).result() == [2, 4]
     finally:
         pool.shutdown()
 

@@ -55,9 +55,11 @@ class Outcome(Record):
 _WORKER_SCORER = None
 
 
-def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list:
-    """Score a batch in a worker, with the scorer it inherited at the fork."""
-    return [judge(_WORKER_SCORER, data, timeout, explain, cutoffs) for data in batch]
+def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list[tuple]:
+    """Score a batch in a worker, with the scorer it inherited at the fork:
+    each Score as its values (numbers and strings travel back by marshal,
+    a record by pickle; see forkpool)."""
+    return [judge(_WORKER_SCORER, data, timeout, explain, cutoffs)._values() for data in batch]
 
 
 def _pool_for(scorer, jobs: int):
@@ -78,8 +80,9 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
     is unsure, and a note says so."""
     outcome = Outcome()
 
-    def collect(origins: list[str], scores: list[Score]) -> None:  # in reading order
-        for origin, score in zip(origins, scores):
+    def collect(origins: list[str], results: list[Score | tuple]) -> None:  # in reading order
+        for origin, result in zip(origins, results):
+            score = result if isinstance(result, Score) else Score(*result)  # a worker's: its values
             outcome.labels.append(score.label)
             if score.reason and not has_no_evidence(score):  # that one is a verdict: the output says it
                 outcome.notes.append(f"{display(origin)}: {score.reason}")
