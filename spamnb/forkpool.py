@@ -6,8 +6,9 @@ Why not ProcessPoolExecutor: importing multiprocessing and
 concurrent.futures, the pool's own threads and its start took about 60 ms
 of a 600 ms bulk classify of spamassassin's test part, before the first
 message was scored; this pool's workers start scoring at once.  A batch
-goes to the worker with the fewest batches unfinished (a slow batch does
-not hold a second one back behind it), and results come back per worker in
+goes to the worker with the fewest bytes of requests unfinished (a batch's
+work grows with its bytes: a slow batch does not hold the next one back
+behind it, and both workers run out of work at about the same time), and results come back per worker in
 the order sent, each a future `result()` waits for.
 
 What travels is marshal's (bytes, numbers, strings, tuples, lists: a batch
@@ -133,7 +134,7 @@ def _serve(requests: int, replies: int) -> None:
 
 
 class _Worker:
-    __slots__ = ("pid", "requests", "replies", "inbox", "answers", "sent", "answered")
+    __slots__ = ("pid", "requests", "replies", "inbox", "answers", "sent", "answered", "sizes")
 
     def __init__(self, pid: int, requests: int, replies: int) -> None:
         self.pid, self.requests, self.replies = pid, requests, replies
@@ -141,9 +142,11 @@ class _Worker:
         self.answers: dict[int, tuple] = {}  # by the number of the request, until collected
         self.sent = 0
         self.answered = 0
+        self.sizes: list[int] = []  # of the requests not answered, oldest first
 
     def unfinished(self) -> int:
-        return self.sent - self.answered
+        """Bytes of the requests sent and not answered."""
+        return sum(self.sizes)
 
     def take(self, block: bool) -> bool:
         """Read what the worker has sent (waiting for some when `block`);
@@ -161,6 +164,7 @@ class _Worker:
             self.answers[self.answered] = _decoded(bytes(self.inbox[_HEADER:_HEADER + size]))
             del self.inbox[:_HEADER + size]
             self.answered += 1
+            del self.sizes[0]
         return True
 
 
@@ -214,12 +218,13 @@ class ForkPool:
             self.workers.append(_Worker(pid, request_write, reply_read))
 
     def submit(self, function, *args) -> _Future:
-        """Send function(*args) to the worker with the fewest batches unfinished."""
+        """Send function(*args) to the worker with the least work unfinished."""
         for worker in self.workers:
-            if worker.unfinished():
+            if worker.sizes:
                 worker.take(block=False)
         worker = min(self.workers, key=_Worker.unfinished)
         data = _encoded((function.__module__, function.__qualname__, args))
+        worker.sizes.append(len(data))
         self._send(worker, len(data).to_bytes(_HEADER, "little") + data)
         future = _Future(worker, worker.sent)
         worker.sent += 1
