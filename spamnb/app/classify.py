@@ -81,13 +81,14 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
     outcome = Outcome()
 
     def collect(origins: list[str], results: list[Score | tuple]) -> None:  # in reading order
-        for origin, result in zip(origins, results):
+        last = len(results) - 1
+        for at, (origin, result) in enumerate(zip(origins, results)):
             score = result if isinstance(result, Score) else Score(*result)  # a worker's: its values
             outcome.labels.append(score.label)
             if score.reason and not has_no_evidence(score):  # that one is a verdict: the output says it
                 outcome.notes.append(f"{display(origin)}: {score.reason}")
                 outcome.not_mail += is_not_mail(score)
-            writer.write(origin, score)
+            writer.write(origin, score, flush=at == last)  # a write a batch, not a message
 
     def score_here(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list[Score]:
         return [judge(scorer, data, timeout, explain, cutoffs) for data in batch]
