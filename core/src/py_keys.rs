@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
 use crate::model::keys;
-use crate::model::table::{Table, TableError};
+use crate::model::table::{Spot, Table, TableError};
 use crate::text::tokens::raw_message_tokens;
 
 /// A token's key; a str holding a lone surrogate (not UTF-8) is hashed as
@@ -166,21 +166,28 @@ impl KeyTable {
             // reads (a bulk run looks up ~150 keys a message, mostly word
             // pairs met once, each a cache miss when read in turn).
             let mut weights: Vec<Option<f32>> = Vec::with_capacity(order.len());
-            let mut unknown: Vec<(usize, u64)> = Vec::new();
+            let mut unknown: Vec<(usize, u64, Option<Spot>)> = Vec::new();
             for (at, token) in order.iter().enumerate() {
                 match known.get(*token) {
                     Some(weight) => weights.push(*weight),
                     None => {
                         let key = keys::token_key(token);
-                        table.prefetch(key);
-                        unknown.push((at, key));
+                        let spot = table.spot(key);
+                        if let Some(spot) = spot {
+                            table.prefetch(spot);
+                        }
+                        unknown.push((at, key, spot));
                         weights.push(None);
                     }
                 }
             }
-            for (at, key) in unknown {
+            for (at, key, spot) in unknown {
                 let token = order[at];
-                let weight = table.index(key, &mut checked)?.map(|at| table.weight(at));
+                let found = match spot {
+                    Some(spot) => table.index_at(key, spot, &mut checked)?,
+                    None => None, // before the first block: not in the model
+                };
+                let weight = found.map(|at| table.weight(at));
                 if weight.is_some() || !is_pair(token) {
                     if known.len() >= KNOWN_LIMIT {
                         known.clear();

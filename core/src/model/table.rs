@@ -34,6 +34,13 @@ pub fn block_crcs(keys: &[u8], weights: &[u8], block: usize) -> Vec<u32> {
     (0..count).step_by(block.max(1)).map(|start| block_crc(keys, weights, start, (start + block.max(1)).min(count))).collect()
 }
 
+/// Where a key would be in a Table (Table::spot).
+#[derive(Clone, Copy)]
+pub struct Spot {
+    block: usize,
+    guess: usize,
+}
+
 pub struct Table<'a> {
     keys: &'a [u8],
     weights: &'a [u8],
@@ -114,9 +121,24 @@ impl<'a> Table<'a> {
     /// The entry of `key`, or None when the model never saw it.  `checked`
     /// remembers the blocks already checked (one flag a block).
     pub fn index(&self, key: u64, checked: &mut [bool]) -> Result<Option<usize>, TableError> {
-        let Some(block) = self.block_of(key) else {
-            return Ok(None);
-        };
+        match self.spot(key) {
+            Some(spot) => self.index_at(key, spot, checked),
+            None => Ok(None),
+        }
+    }
+
+    /// Where `key` would be: its block, and where in it the search starts
+    /// (None: before the first block, so not in the table).  Found once for
+    /// both `prefetch` and `index_at`.
+    pub fn spot(&self, key: u64) -> Option<Spot> {
+        let block = self.block_of(key)?;
+        let guess = if self.checks() { self.guess(block, key) } else { 0 };
+        Some(Spot { block, guess })
+    }
+
+    /// `index(key)`, from `spot(key)`.
+    pub fn index_at(&self, key: u64, spot: Spot, checked: &mut [bool]) -> Result<Option<usize>, TableError> {
+        let Spot { block, guess } = spot;
         if self.checks() && !checked.get(block).copied().unwrap_or(false) {
             self.check(block)?;
             if let Some(flag) = checked.get_mut(block) {
@@ -125,7 +147,7 @@ impl<'a> Table<'a> {
         }
         let (start, end) = self.bounds(block);
         let low = if self.checks() {
-            self.lower_bound_near(start, end, key, self.guess(block, key))
+            self.lower_bound_near(start, end, key, guess)
         } else {
             self.lower_bound(start, end, key)
         };
@@ -171,8 +193,11 @@ impl<'a> Table<'a> {
         let (start, end) = self.bounds(block);
         let above = if block + 1 < self.blocks() { self.first(block + 1) } else { u64::MAX };
         let below = self.first(block);
-        let span = u128::from(above.saturating_sub(below)) + 1;
-        start + (u128::from(key.saturating_sub(below)) * (end - start) as u128 / span) as usize
+        // In floating point: a starting point needs no exact division (a
+        // 128-bit one was a library call a lookup), and `as` saturates
+        // whatever the quotient (lower_bound_near clamps it).
+        let fraction = key.saturating_sub(below) as f64 / (above.saturating_sub(below) as f64 + 1.0);
+        start + (fraction * (end - start) as f64) as usize
     }
 
     /// Ask the CPU to bring the cache lines `index(key)` will read (the
@@ -181,13 +206,13 @@ impl<'a> Table<'a> {
     /// a cache miss (and often a TLB miss), and waiting for them one after
     /// another was most of a lookup's time.  Reads nothing and changes
     /// nothing; a no-op off x86-64 and for tables without checksums.
-    pub fn prefetch(&self, key: u64) {
+    pub fn prefetch(&self, spot: Spot) {
         #[cfg(target_arch = "x86_64")]
         if self.checks() {
-            if let Some(block) = self.block_of(key) {
-                let (start, end) = self.bounds(block);
+            {
+                let (start, end) = self.bounds(spot.block);
                 if start < end {
-                    let at = self.guess(block, key).clamp(start, end - 1);
+                    let at = spot.guess.clamp(start, end - 1);
                     for line in [&self.keys[8 * at..], &self.weights[4 * at..]] {
                         // SAFETY: a prefetch is a hint: it never faults and
                         // reads nothing into the program (the pointer is
@@ -307,7 +332,10 @@ mod tests {
         let mut checked = vec![false; table.blocks()];
         for probe in keys.iter().flat_map(|&key| [key - 1, key, key + 1]).chain([0, u64::MAX, u64::MAX / 2]) {
             let expected = keys.binary_search(&probe).ok();
-            table.prefetch(probe); // a hint only: any key, no answer changed
+            if let Some(spot) = table.spot(probe) {
+                table.prefetch(spot); // a hint only: any key, no answer changed
+                assert_eq!(table.index_at(probe, spot, &mut checked), Ok(expected), "{probe}");
+            }
             assert_eq!(table.index(probe, &mut checked), Ok(expected), "{probe}");
             for guess in [0, 5, 64, 127, 500] {
                 let (low, high) = (128, 256);
