@@ -145,25 +145,31 @@ fn word_rest<S: Scanned + ?Sized>(s: &S, mut end: usize) -> usize {
     end
 }
 
-/// The alternatives at `at` exactly, the address's look-behind tested unless `free`.
-fn match_at<S: Scanned + ?Sized>(s: &S, at: usize, free: bool) -> Option<usize> {
+/// The alternatives at `at` exactly, the address's look-behind tested unless
+/// `free`: the match's end, and whether it is made of address characters
+/// only and is no link (scan_latin's question), when known without reading
+/// it again.
+fn match_at<S: Scanned + ?Sized>(s: &S, at: usize, free: bool) -> Option<(usize, Option<bool>)> {
     if let Some(end) = match_url(s, at) {
-        return Some(end);
+        return Some((end, None));
     }
     if free || at == 0 || !is_address_char(s.at(at - 1)) {
         let (local, plain) = address_run(s, at);
         if let Some(end) = match_address(s, at, local) {
-            return Some(end);
+            return Some((end, None));
         }
         if plain && local > at {
             // A word starts here, and its first run of word characters is
             // the run just read (the character after it is no address
             // character, so no word character): read once, not again by
-            // match_word.
-            return Some(word_rest(s, local));
+            // match_word.  Of address characters only (and no link: a run of
+            // word characters holds no ":" or ".") unless it goes on past
+            // the run, with an apostrophe or a "%".
+            let end = word_rest(s, local);
+            return Some((end, Some(end == local)));
         }
     }
-    match_word(s, at)
+    match_word(s, at).map(|end| (end, None))
 }
 
 /// Python's `_latin_findall`: the pattern's findall as it was without the
@@ -204,17 +210,22 @@ fn scan_latin<S: Scanned + ?Sized>(s: &S, offset: impl Fn(usize) -> usize) -> Ve
     while position < s.len() {
         let mut found = None;
         if after_impure && position > 0 && is_address_char(s.at(position - 1)) {
-            found = match_at(s, position, true).map(|end| (position, end));
+            found = match_at(s, position, true).map(|(end, pure)| (position, end, pure));
         }
         if found.is_none() {
-            found = (position..s.len()).find_map(|at| match_at(s, at, false).map(|end| (at, end)));
+            found = (position..s.len()).find_map(|at| match_at(s, at, false).map(|(end, pure)| (at, end, pure)));
         }
-        let Some((start, end)) = found else { break };
+        let Some((start, end, pure)) = found else { break };
         let begins = |prefix: &str| end - start >= prefix.len() && starts_with_at(s, start, prefix);
-        after_impure = !(start..end).all(|at| is_address_char(s.at(at)))
-            || begins("http://")
-            || begins("https://")
-            || begins("www.");
+        after_impure = match pure {
+            Some(pure) => !pure,
+            None => {
+                !(start..end).all(|at| is_address_char(s.at(at)))
+                    || begins("http://")
+                    || begins("https://")
+                    || begins("www.")
+            }
+        };
         out.push((offset(start), offset(end)));
         position = end; // every alternative matches at least one character
     }
