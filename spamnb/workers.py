@@ -111,14 +111,13 @@ def die_with_parent(parent: int) -> None:
     Elsewhere a thread looks at the parent's pid every half second.
     """
     try:
-        import ctypes
-
         # The C module: signal.py's enums cost each worker about 5 ms of its start.
         import _signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
 
-        if ctypes.CDLL(None, use_errno=True).prctl(1, int(_signal.SIGKILL)) != 0:  # PR_SET_PDEATHSIG
-            raise OSError(ctypes.get_errno(), "prctl")
-    except (OSError, AttributeError, ImportError):
+        prctl, errno = _libc_prctl()
+        if prctl(1, int(_signal.SIGKILL)) != 0:  # PR_SET_PDEATHSIG
+            raise OSError(errno(), "prctl")
+    except (OSError, AttributeError, ImportError, TypeError):
         import threading
         import time
 
@@ -130,6 +129,31 @@ def die_with_parent(parent: int) -> None:
         threading.Thread(target=watch, daemon=True, name="spamnb-parent-watch").start()
     if os.getppid() != parent:  # the parent died before the request took effect
         os._exit(1)
+
+
+def _libc_prctl():
+    """(the C library's prctl, a function giving the errno it left), called
+    through _ctypes, the C module under ctypes: ctypes' own import (its
+    classes, struct) was 4-5 ms of each worker's start, before its first
+    message, where this is under 2 ms.  ctypes is the fallback."""
+    try:
+        import _ctypes
+
+        class Int(_ctypes._SimpleCData):
+            _type_ = "i"
+
+        class Function(_ctypes.CFuncPtr):
+            _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+            _restype_ = Int
+
+        class Library:  # what a function is looked up in: a handle, as ctypes.CDLL holds it
+            _handle = _ctypes.dlopen(None, os.RTLD_NOW)  # type: ignore[arg-type]  # None: the program itself, as CDLL(None)
+
+        return Function(("prctl", Library())), _ctypes.get_errno  # type: ignore[arg-type]  # any holder of _handle
+    except (ImportError, AttributeError, TypeError, OSError):
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl, ctypes.get_errno
 
 
 def process_pool(jobs: int):
