@@ -134,10 +134,16 @@ def _serve(requests: int, replies: int) -> None:
 
 
 class _Worker:
-    __slots__ = ("pid", "requests", "replies", "inbox", "answers", "sent", "answered", "sizes")
+    __slots__ = ("pid", "requests", "replies", "held", "inbox", "answers", "sent", "answered", "sizes")
 
-    def __init__(self, pid: int, requests: int, replies: int) -> None:
+    def __init__(self, pid: int, requests: int, replies: int, held: int) -> None:
         self.pid, self.requests, self.replies = pid, requests, replies
+        # The worker's end of its requests, held open here: a request to a
+        # worker that died (killed, out of memory) then waits in the pipe,
+        # and its missing answer is WorkerLost, instead of a SIGPIPE that
+        # ends this process without a word (the fast path lets SIGPIPE kill,
+        # for `| head`).
+        self.held = held
         self.inbox = bytearray()  # reply bytes read, not yet a whole frame
         self.answers: dict[int, tuple] = {}  # by the number of the request, until collected
         self.sent = 0
@@ -207,15 +213,15 @@ class ForkPool:
                     for sibling in self.workers:  # so that each sees its end of input when the parent goes
                         os.close(sibling.requests)
                         os.close(sibling.replies)
+                        os.close(sibling.held)
                     die_with_parent(parent)
                     _serve(request_read, reply_write)
                     status = 0
                 finally:
                     os._exit(status)
-            os.close(request_read)
             os.close(reply_write)
             os.set_blocking(request_write, False)
-            self.workers.append(_Worker(pid, request_write, reply_read))
+            self.workers.append(_Worker(pid, request_write, reply_read, request_read))
 
     def submit(self, function, *args) -> _Future:
         """Send function(*args) to the worker with the least work unfinished."""
@@ -253,6 +259,7 @@ class ForkPool:
         for worker in self.workers:
             os.close(worker.requests)
             os.close(worker.replies)
+            os.close(worker.held)
             if cancel_futures:
                 try:
                     os.kill(worker.pid, SIGKILL)

@@ -97,9 +97,9 @@ def test_a_killed_worker_is_reported():
     try:
         os.kill(pool.workers[0].pid, signal.SIGKILL)
         os.waitpid(pool.workers[0].pid, 0)
-        previous = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        previous = signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # as the fast path has it: no SIGPIPE here
         try:
-            with pytest.raises((WorkerLost, BrokenPipeError)):
+            with pytest.raises(WorkerLost):
                 pool.submit(doubled, [1]).result()
         finally:
             signal.signal(signal.SIGPIPE, previous)
