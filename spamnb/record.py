@@ -20,24 +20,31 @@ class Record:
     _frozen = False
 
     def __init__(self, *args, **kwargs) -> None:
+        # One pass over what was given and one over what was not: records are
+        # made per message (a Score, a RawMessage), so this runs in the bulk path.
         fields = self.__slots__
-        if len(args) > len(fields):
+        given = len(args)
+        if given > len(fields):
             raise TypeError(f"{type(self).__name__} takes at most {len(fields)} arguments")
-        values = dict(zip(fields, args))
-        for name, value in kwargs.items():
-            if name not in fields or name in values:
-                raise TypeError(f"{type(self).__name__}: unexpected or repeated argument {name!r}")
-            values[name] = value
-        for name in fields:
-            if name in values:
-                value = values[name]
-            elif name in self._factories:
-                value = self._factories[name]()
-            elif name in self._defaults:
-                value = self._defaults[name]
-            else:
-                raise TypeError(f"{type(self).__name__}: missing argument {name!r}")
-            object.__setattr__(self, name, value)
+        put = object.__setattr__
+        for name, value in zip(fields, args):
+            put(self, name, value)
+        if kwargs:
+            positional = fields[:given]
+            for name, value in kwargs.items():
+                if name not in fields or name in positional:
+                    raise TypeError(f"{type(self).__name__}: unexpected or repeated argument {name!r}")
+                put(self, name, value)
+        if given + len(kwargs) < len(fields):
+            for name in fields[given:]:
+                if name in kwargs:
+                    continue
+                if name in self._factories:
+                    put(self, name, self._factories[name]())
+                elif name in self._defaults:
+                    put(self, name, self._defaults[name])
+                else:
+                    raise TypeError(f"{type(self).__name__}: missing argument {name!r}")
         self._check()
 
     def _check(self) -> None:

@@ -22,12 +22,13 @@ class Batches:
     of the batch), whatever order the workers finish in.
 
     A batch is sent when it holds `batch_items` items or `batch_bytes` bytes
-    (the sizes `add` is given).  At most IN_FLIGHT_PER_WORKER × `workers`
-    batches are away at once; past that, the oldest is waited for.  Where the
-    work runs: on `executor` (anything with concurrent.futures' submit: a
-    process pool, a Dask executor); else on the executor `start()` returns,
-    made when the first full batch is sent, so that a run of fewer items never
-    starts workers; else in this process, each batch collected at once.
+    (the sizes `add` is given).  At most `in_flight_per_worker` (by default
+    IN_FLIGHT_PER_WORKER) × `workers` batches are away at once; past that,
+    the oldest is waited for.  Where the work runs: on `executor` (anything
+    with concurrent.futures' submit: a process pool, a Dask executor); else
+    on the executor `start()` returns, made when the first full batch is
+    sent, so that a run of fewer items never starts workers; else in this
+    process, each batch collected at once.
     `here`, when given, replaces `work` in this process (work that reads what
     a forked worker inherited).  A pool `start` made is shut down by finish
     and abandon; an executor given is the caller's.  An error in `work` is
@@ -35,15 +36,17 @@ class Batches:
     """
 
     def __init__(self, work, collect, *, args: tuple = (), workers: int = 1, executor=None, start=None,
-                 batch_items: int, batch_bytes: int | None = None, here=None) -> None:
+                 batch_items: int, batch_bytes: int | None = None, here=None,
+                 in_flight_per_worker: int = IN_FLIGHT_PER_WORKER) -> None:
         self.work, self.collect, self.args, self.workers = work, collect, args, workers
+        self.in_flight_limit = in_flight_per_worker * workers
         self.executor, self.start, self.here = executor, start, here or work
         self.batch_items, self.batch_bytes = batch_items, batch_bytes
         self.started = None  # the pool start() made
         self.items: list = []
         self.tags: list = []
         self.size = 0
-        self.in_flight: list = []  # oldest first; at most IN_FLIGHT_PER_WORKER per worker, so pop(0) is cheap
+        self.in_flight: list = []  # oldest first; a few per worker, so pop(0) is cheap
 
     def add(self, item, tag=None, size: int = 0) -> None:
         self.items.append(item)
@@ -61,7 +64,7 @@ class Batches:
             self.collect(tags, self.here(items, *self.args))
             return
         self.in_flight.append((tags, self.executor.submit(self.work, items, *self.args)))
-        while len(self.in_flight) > IN_FLIGHT_PER_WORKER * self.workers:
+        while len(self.in_flight) > self.in_flight_limit:
             self._collect_oldest()
 
     def _collect_oldest(self) -> None:
@@ -108,12 +111,13 @@ def die_with_parent(parent: int) -> None:
     Elsewhere a thread looks at the parent's pid every half second.
     """
     try:
-        import ctypes
-        import signal
+        # The C module: signal.py's enums cost each worker about 5 ms of its start.
+        import _signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
 
-        if ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL)) != 0:  # PR_SET_PDEATHSIG
-            raise OSError(ctypes.get_errno(), "prctl")
-    except (OSError, AttributeError, ImportError):
+        prctl, errno = _libc_prctl()
+        if prctl(1, int(_signal.SIGKILL)) != 0:  # PR_SET_PDEATHSIG
+            raise OSError(errno(), "prctl")
+    except (OSError, AttributeError, ImportError, TypeError):
         import threading
         import time
 
@@ -125,6 +129,31 @@ def die_with_parent(parent: int) -> None:
         threading.Thread(target=watch, daemon=True, name="spamnb-parent-watch").start()
     if os.getppid() != parent:  # the parent died before the request took effect
         os._exit(1)
+
+
+def _libc_prctl():
+    """(the C library's prctl, a function giving the errno it left), called
+    through _ctypes, the C module under ctypes: ctypes' own import (its
+    classes, struct) was 4-5 ms of each worker's start, before its first
+    message, where this is under 2 ms.  ctypes is the fallback."""
+    try:
+        import _ctypes
+
+        class Int(_ctypes._SimpleCData):
+            _type_ = "i"
+
+        class Function(_ctypes.CFuncPtr):
+            _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+            _restype_ = Int
+
+        class Library:  # what a function is looked up in: a handle, as ctypes.CDLL holds it
+            _handle = _ctypes.dlopen(None, os.RTLD_NOW)  # type: ignore[arg-type]  # None: the program itself, as CDLL(None)
+
+        return Function(("prctl", Library())), _ctypes.get_errno  # type: ignore[arg-type]  # any holder of _handle
+    except (ImportError, AttributeError, TypeError, OSError):
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl, ctypes.get_errno
 
 
 def process_pool(jobs: int):

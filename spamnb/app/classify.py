@@ -19,6 +19,13 @@ from ..workers import Batches
 
 # Messages per batch sent to a worker: the pipe round trip is paid per batch.
 BATCH_MESSAGES = 64
+# Bytes of mail per batch, at most (and one message): a batch's work grows
+# with its bytes, and a worker left with nothing to do at the end of a run
+# waits for the other's last batch; three batches away per worker stay
+# within what a worker's pipe holds (forkpool.PIPE_BYTES), so sending one
+# never waits for a busy worker.
+BATCH_BYTES = 128 * 1024
+IN_FLIGHT_PER_WORKER = 3
 
 
 class Outcome(Record):
@@ -48,18 +55,20 @@ class Outcome(Record):
 _WORKER_SCORER = None
 
 
-def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list:
-    """Score a batch in a worker, with the scorer it inherited at the fork."""
-    return [judge(_WORKER_SCORER, data, timeout, explain, cutoffs) for data in batch]
+def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list[tuple]:
+    """Score a batch in a worker, with the scorer it inherited at the fork:
+    each Score as its values (numbers and strings travel back by marshal,
+    a record by pickle; see forkpool)."""
+    return [judge(_WORKER_SCORER, data, timeout, explain, cutoffs)._values() for data in batch]
 
 
 def _pool_for(scorer, jobs: int):
     """Forked workers (sharing the mapped model) that end with this process (| head, SIGTERM)."""
-    from ..workers import process_pool
+    from ..forkpool import ForkPool
 
     global _WORKER_SCORER
     _WORKER_SCORER = scorer
-    return process_pool(jobs)
+    return ForkPool(jobs)
 
 
 def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None = None,
@@ -71,13 +80,15 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
     is unsure, and a note says so."""
     outcome = Outcome()
 
-    def collect(origins: list[str], scores: list[Score]) -> None:  # in reading order
-        for origin, score in zip(origins, scores):
+    def collect(origins: list[str], results: list[Score | tuple]) -> None:  # in reading order
+        last = len(results) - 1
+        for at, (origin, result) in enumerate(zip(origins, results)):
+            score = result if isinstance(result, Score) else Score(*result)  # a worker's: its values
             outcome.labels.append(score.label)
             if score.reason and not has_no_evidence(score):  # that one is a verdict: the output says it
                 outcome.notes.append(f"{display(origin)}: {score.reason}")
                 outcome.not_mail += is_not_mail(score)
-            writer.write(origin, score)
+            writer.write(origin, score, flush=at == last)  # a write a batch, not a message
 
     def score_here(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list[Score]:
         return [judge(scorer, data, timeout, explain, cutoffs) for data in batch]
@@ -86,7 +97,8 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
     # once a first full batch is read, so scoring one message never forks.
     scoring = Batches(_score_batch, collect, args=(cutoffs, explain, timeout), workers=jobs, here=score_here,
                       start=(lambda: _pool_for(scorer, jobs)) if jobs > 1 else None,
-                      batch_items=BATCH_MESSAGES if jobs > 1 else 1)
+                      batch_items=BATCH_MESSAGES if jobs > 1 else 1, batch_bytes=BATCH_BYTES if jobs > 1 else None,
+                      in_flight_per_worker=IN_FLIGHT_PER_WORKER)
     try:
         # Standard input can be read once: a second "-" would score an empty message.
         for path in dict.fromkeys(paths or ("-",)):
@@ -94,7 +106,7 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
             try:
                 for raw in read_messages(path, outcome.skipped, max_size or MAX_MESSAGE_BYTES):
                     found += 1
-                    scoring.add(raw.data, raw.origin)
+                    scoring.add(raw.data, raw.origin, len(raw.data))
             except InputError as error:
                 if path == "-":
                     raise

@@ -166,7 +166,9 @@ class ScoreWriter:
         if fmt == "tsv":
             stream.write("path\tlabel\tscore\tlog_odds\n")
 
-    def write(self, origin: str, score: Score) -> None:
+    def write(self, origin: str, score: Score, flush: bool = True) -> None:
+        """Write one result; `flush`: out of the buffer at once (a caller
+        writing a batch of results flushes after its last)."""
         record = score_record(origin, score, self.explain)
         if self.fmt == "jsonl":
             self.stream.write(_writable(jsoncodec.dumps(record, ensure_ascii=False, allow_nan=False)) + "\n")
@@ -180,7 +182,8 @@ class ScoreWriter:
                               f"{_finite(score.log_odds):+9.2f}  {_writable(record['path'])}\n")
             if self.explain:
                 self._write_explanation(record)
-        self.stream.flush()
+        if flush:
+            self.stream.flush()
 
     def _write_explanation(self, record: dict) -> None:
         for line in explanation_lines(record):

@@ -8,6 +8,7 @@ mbox, `-` for stdin).  Anything that cannot be read is recorded in the
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
@@ -166,13 +167,24 @@ def _read_file(path: str, skipped: list[Skipped], max_bytes: int,
         # A FIFO or device would block or never end; only plain files are
         # mail.  Checked on the open descriptor (opened without blocking), so
         # a file swapped for a FIFO after a directory was listed is refused too.
-        with open_regular(path) as handle:
-            if newer_than is not None and os.fstat(handle.fileno()).st_mtime <= newer_than:
+        with open_regular(path, buffering=0) as raw:
+            info = os.fstat(raw.fileno())
+            if newer_than is not None and info.st_mtime <= newer_than:
                 return  # read by an earlier run (learn --since-stamp)
-            if _is_mbox(handle):
-                yield from _read_mbox(path, handle, skipped, max_bytes)
-                return
-            data = _read_capped(handle, max_bytes)
+            whole = _read_whole(raw, info.st_size)
+            if whole is None or _starts_mbox(whole):
+                message = None if whole is None else _one_message(whole)
+                if message is not None:
+                    yield RawMessage(path, message[:max_bytes])
+                    return
+                raw.seek(0)
+                handle = io.BufferedReader(raw)
+                if whole is not None or _is_mbox(handle):
+                    yield from _read_mbox(path, handle, skipped, max_bytes)
+                    return
+                data = _read_capped(handle, max_bytes)
+            else:
+                data = whole[:max_bytes]
     except NotRegular:
         skipped.append(Skipped(display(path), "not a regular file"))
         return
@@ -183,6 +195,29 @@ def _read_file(path: str, skipped: list[Skipped], max_bytes: int,
         skipped.append(Skipped(display(path), "empty file"))
         return
     yield RawMessage(path, data)
+
+
+def _read_whole(raw, size: int) -> bytes | None:
+    """The whole of a file under _BLOCK bytes, in one read of what fstat
+    said it holds (a message file: mail is read a file at a time, and the
+    buffered reads, seek and 1 MB block of the general path cost more than
+    the read itself); None, the file at its start, for a larger file or one
+    that grew past that since."""
+    if size >= _BLOCK:
+        return None
+    # One byte more than fstat said: a regular file reads short only at its
+    # end, so a read that stops at `size` or before has read all of it.
+    data = raw.read(size + 1)
+    if len(data) <= size:
+        return data
+    # It grew since: read on, as far as a block.
+    while 0 < len(data) < _BLOCK:
+        piece = raw.read(_BLOCK - len(data))
+        if not piece:
+            return data
+        data += piece
+    raw.seek(0)
+    return None
 
 
 def _read_capped(handle, max_bytes: int) -> bytes:
@@ -201,7 +236,12 @@ def _is_mbox(handle) -> bool:
     """The first non-blank line is a From_ separator; leaves the handle at 0."""
     head = handle.read(4096)
     handle.seek(0)
-    first = head.lstrip(b"\r\n").split(b"\n", 1)[0]
+    return _starts_mbox(head)
+
+
+def _starts_mbox(data: bytes) -> bool:
+    """_is_mbox of a file that starts with `data`."""
+    first = data[:4096].lstrip(b"\r\n").split(b"\n", 1)[0]
     return is_mbox_from_line(first)
 
 

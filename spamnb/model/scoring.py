@@ -143,10 +143,20 @@ class ScoringRule(Record):
         # a Python step per term (a third of a bulk classify's Python per message).
         return sum(contributions) / self.divisor(len(kept)), kept
 
+    def raw_score(self, contributions: list[float]) -> float:
+        """raw(contributions)'s raw score alone: where every term is kept,
+        without the list of their indices (a bulk classify scores each
+        message here)."""
+        if len(contributions) < MIN_EVIDENCE or (self.top_k and len(contributions) > self.top_k):
+            return self.raw(contributions)[0]
+        return sum(contributions) / self.divisor(len(contributions))
+
     def divisor(self, kept: int) -> float:
         """n^γ for n contributions kept (at least 1)."""
         n = max(kept, 1)
-        return {"none": 1.0, "sqrt": math.sqrt(n), "mean": float(n)}[self.normalize]
+        if self.normalize == "sqrt":
+            return math.sqrt(n)
+        return {"none": 1.0, "mean": float(n)}[self.normalize]
 
     def chunks(self, tokens):
         """The runs of a message scored alone: the whole message, or with
@@ -353,7 +363,7 @@ def score_terms(terms: list[float], known: int, distinct: int, rule: ScoringRule
     """The Score of a message from its terms x_w λ_w (the nonzero ones of the
     known tokens, in order of first appearance), without explanation: what
     _score_one gives for the same message."""
-    raw, _kept = rule.raw(terms)
+    raw = rule.raw_score(terms)
     log_odds, p, label = judge(raw, rule, cutoffs)
     return Score(log_odds=log_odds, probability=p, label=label, tokens_known=known, tokens_distinct=distinct,
                  raw=raw, reason=too_little_evidence(known) if raw != raw else None)

@@ -244,3 +244,28 @@ def test_a_one_message_mbox_is_capped_as_the_expressions_cap_it(tmp_path):
     skipped = []
     [message] = read_messages(str(big), skipped, max_bytes=100)
     assert message.origin == str(big) and message.data == (MSG % (b"s", b"x" * 5000))[:100]
+
+
+def test_a_file_read_whole_reads_as_the_buffered_reading_does(tmp_path, monkeypatch):
+    """A file under a block is read in one read; the buffered reading (the
+    mbox check, the block reads, the cap) is the oracle, on random files of
+    headers, separators, blank lines and text, capped and not."""
+    import random
+
+    from spamnb.mail import sources
+
+    rnd = random.Random(11)
+    pieces = [SEPARATOR, b"\n", b"\r\n", b"From: a@example.com\n", b"Subject: x\n", b">From here\n", b"text " * 300,
+              b"From 10:30 to 11:00\n", b"   "]
+    files = []
+    for number in range(300):
+        path = tmp_path / f"m{number}"
+        path.write_bytes(b"".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 8))))
+        files.append(path)
+
+    def everything():
+        return [(read(path), list(read_messages(str(path), [], max_bytes=700))) for path in files]
+
+    whole = everything()
+    monkeypatch.setattr(sources, "_read_whole", lambda raw, size: None)
+    assert whole == everything()

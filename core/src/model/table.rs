@@ -34,6 +34,13 @@ pub fn block_crcs(keys: &[u8], weights: &[u8], block: usize) -> Vec<u32> {
     (0..count).step_by(block.max(1)).map(|start| block_crc(keys, weights, start, (start + block.max(1)).min(count))).collect()
 }
 
+/// Where a key would be in a Table (Table::spot).
+#[derive(Clone, Copy)]
+pub struct Spot {
+    block: usize,
+    guess: usize,
+}
+
 pub struct Table<'a> {
     keys: &'a [u8],
     weights: &'a [u8],
@@ -114,39 +121,32 @@ impl<'a> Table<'a> {
     /// The entry of `key`, or None when the model never saw it.  `checked`
     /// remembers the blocks already checked (one flag a block).
     pub fn index(&self, key: u64, checked: &mut [bool]) -> Result<Option<usize>, TableError> {
-        let blocks = self.blocks();
-        // The last block whose first key is at or below `key`.
-        let (mut low, mut high) = (0usize, blocks);
-        while low < high {
-            let middle = (low + high) / 2;
-            if self.first(middle) <= key {
-                low = middle + 1;
-            } else {
-                high = middle;
-            }
+        match self.spot(key) {
+            Some(spot) => self.index_at(key, spot, checked),
+            None => Ok(None),
         }
-        if low == 0 {
-            return Ok(None);
-        }
-        let block = low - 1;
+    }
+
+    /// Where `key` would be: its block, and where in it the search starts
+    /// (None: before the first block, so not in the table).  Found once for
+    /// both `prefetch` and `index_at`.
+    pub fn spot(&self, key: u64) -> Option<Spot> {
+        let block = self.block_of(key)?;
+        let guess = if self.checks() { self.guess(block, key) } else { 0 };
+        Some(Spot { block, guess })
+    }
+
+    /// `index(key)`, from `spot(key)`.
+    pub fn index_at(&self, key: u64, spot: Spot, checked: &mut [bool]) -> Result<Option<usize>, TableError> {
+        let Spot { block, guess } = spot;
         if self.checks() && !checked.get(block).copied().unwrap_or(false) {
             self.check(block)?;
             if let Some(flag) = checked.get_mut(block) {
                 *flag = true;
             }
         }
-        let start = block * self.block;
-        let end = (start + self.block).min(self.len());
+        let (start, end) = self.bounds(block);
         let low = if self.checks() {
-            // The block's keys are checked increasing, and BLAKE2b keys are
-            // spread evenly: where the key falls between this block's first
-            // key and the next block's says where it lies in the block, so
-            // the search reads a cache line or two of the mapped keys instead
-            // of one per halving (those reads were most of a cold lookup).
-            let above = if block + 1 < blocks { self.first(block + 1) } else { u64::MAX };
-            let below = self.first(block);
-            let span = u128::from(above - below) + 1;
-            let guess = start + (u128::from(key - below) * (end - start) as u128 / span) as usize;
             self.lower_bound_near(start, end, key, guess)
         } else {
             self.lower_bound(start, end, key)
@@ -158,6 +158,72 @@ impl<'a> Table<'a> {
             return Ok(Some(low));
         }
         Ok(None)
+    }
+
+    /// The block that may hold `key`: the last whose first key is at or
+    /// below it (None when every block starts above it).  The block index is
+    /// small (a key a block), so this search stays in the CPU's caches.
+    fn block_of(&self, key: u64) -> Option<usize> {
+        let (mut low, mut high) = (0usize, self.blocks());
+        while low < high {
+            let middle = (low + high) / 2;
+            if self.first(middle) <= key {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        low.checked_sub(1)
+    }
+
+    /// The entries start..end of `block`.
+    fn bounds(&self, block: usize) -> (usize, usize) {
+        let start = block * self.block;
+        (start, (start + self.block).min(self.len()))
+    }
+
+    /// Where in `block` `key` should lie.  The block's keys are checked
+    /// increasing (when the file has checksums), and BLAKE2b keys are spread
+    /// evenly: where the key falls between this block's first key and the
+    /// next block's says where it lies in the block, so the search reads a
+    /// cache line or two of the mapped keys instead of one per halving (those
+    /// reads were most of a cold lookup).  Only a starting point: any guess
+    /// gives the same answer.
+    fn guess(&self, block: usize, key: u64) -> usize {
+        let (start, end) = self.bounds(block);
+        let above = if block + 1 < self.blocks() { self.first(block + 1) } else { u64::MAX };
+        let below = self.first(block);
+        // In floating point: a starting point needs no exact division (a
+        // 128-bit one was a library call a lookup), and `as` saturates
+        // whatever the quotient (lower_bound_near clamps it).
+        let fraction = key.saturating_sub(below) as f64 / (above.saturating_sub(below) as f64 + 1.0);
+        start + (fraction * (end - start) as f64) as usize
+    }
+
+    /// Ask the CPU to bring the cache lines `index(key)` will read (the
+    /// key and weight at the guessed entry) while other work goes on: a
+    /// message's keys are looked up in the mapped file at random, each read
+    /// a cache miss (and often a TLB miss), and waiting for them one after
+    /// another was most of a lookup's time.  Reads nothing and changes
+    /// nothing; a no-op off x86-64 and for tables without checksums.
+    pub fn prefetch(&self, spot: Spot) {
+        #[cfg(target_arch = "x86_64")]
+        if self.checks() {
+            {
+                let (start, end) = self.bounds(spot.block);
+                if start < end {
+                    let at = spot.guess.clamp(start, end - 1);
+                    for line in [&self.keys[8 * at..], &self.weights[4 * at..]] {
+                        // SAFETY: a prefetch is a hint: it never faults and
+                        // reads nothing into the program (the pointer is
+                        // inside the mapped section all the same).
+                        unsafe {
+                            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line.as_ptr().cast());
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The first index of low..high whose key is at or above `key` (high when none).
@@ -266,6 +332,10 @@ mod tests {
         let mut checked = vec![false; table.blocks()];
         for probe in keys.iter().flat_map(|&key| [key - 1, key, key + 1]).chain([0, u64::MAX, u64::MAX / 2]) {
             let expected = keys.binary_search(&probe).ok();
+            if let Some(spot) = table.spot(probe) {
+                table.prefetch(spot); // a hint only: any key, no answer changed
+                assert_eq!(table.index_at(probe, spot, &mut checked), Ok(expected), "{probe}");
+            }
             assert_eq!(table.index(probe, &mut checked), Ok(expected), "{probe}");
             for guess in [0, 5, 64, 127, 500] {
                 let (low, high) = (128, 256);

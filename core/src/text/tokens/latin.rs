@@ -81,9 +81,25 @@ fn match_url<S: Scanned + ?Sized>(s: &S, at: usize) -> Option<usize> {
     (end > body).then_some(end)
 }
 
-/// `[\w.+\-]++@[\w\-]++(?:\.[\w\-]++)++` at `at` (the look-behind is the caller's): its end.
-fn match_address<S: Scanned + ?Sized>(s: &S, at: usize) -> Option<usize> {
-    let local = run_end(s, at, is_address_char);
+/// The run of address characters from `at`: its end, and whether all of
+/// them are word characters (then a word from `at` ends its first run of
+/// word characters there too).
+fn address_run<S: Scanned + ?Sized>(s: &S, mut at: usize) -> (usize, bool) {
+    let mut plain = true;
+    while at < s.len() {
+        let c = s.at(at);
+        if !is_address_char(c) {
+            break;
+        }
+        plain &= is_word(c);
+        at += 1;
+    }
+    (at, plain)
+}
+
+/// `[\w.+\-]++@[\w\-]++(?:\.[\w\-]++)++` at `at` (the look-behind is the
+/// caller's), its local part `at..local` (address_run's): its end.
+fn match_address<S: Scanned + ?Sized>(s: &S, at: usize, local: usize) -> Option<usize> {
     if local == at || local >= s.len() || s.at(local) != '@' {
         return None;
     }
@@ -114,27 +130,46 @@ fn match_word<S: Scanned + ?Sized>(s: &S, at: usize) -> Option<usize> {
     if end >= n || !is_word(s.at(end)) {
         return None;
     }
-    end = run_end(s, end, is_word);
+    Some(word_rest(s, run_end(s, end, is_word)))
+}
+
+/// The rest of a word whose first run of word characters ends at `end`: its end.
+fn word_rest<S: Scanned + ?Sized>(s: &S, mut end: usize) -> usize {
+    let n = s.len();
     while end + 1 < n && matches!(s.at(end), '\'' | '.' | '-') && is_word(s.at(end + 1)) {
         end = run_end(s, end + 1, is_word);
     }
     if end < n && s.at(end) == '%' {
         end += 1;
     }
-    Some(end)
+    end
 }
 
-/// The alternatives at `at` exactly, the address's look-behind tested unless `free`.
-fn match_at<S: Scanned + ?Sized>(s: &S, at: usize, free: bool) -> Option<usize> {
+/// The alternatives at `at` exactly, the address's look-behind tested unless
+/// `free`: the match's end, and whether it is made of address characters
+/// only and is no link (scan_latin's question), when known without reading
+/// it again.
+fn match_at<S: Scanned + ?Sized>(s: &S, at: usize, free: bool) -> Option<(usize, Option<bool>)> {
     if let Some(end) = match_url(s, at) {
-        return Some(end);
+        return Some((end, None));
     }
     if free || at == 0 || !is_address_char(s.at(at - 1)) {
-        if let Some(end) = match_address(s, at) {
-            return Some(end);
+        let (local, plain) = address_run(s, at);
+        if let Some(end) = match_address(s, at, local) {
+            return Some((end, None));
+        }
+        if plain && local > at {
+            // A word starts here, and its first run of word characters is
+            // the run just read (the character after it is no address
+            // character, so no word character): read once, not again by
+            // match_word.  Of address characters only (and no link: a run of
+            // word characters holds no ":" or ".") unless it goes on past
+            // the run, with an apostrophe or a "%".
+            let end = word_rest(s, local);
+            return Some((end, Some(end == local)));
         }
     }
-    match_word(s, at)
+    match_word(s, at).map(|end| (end, None))
 }
 
 /// Python's `_latin_findall`: the pattern's findall as it was without the
@@ -175,17 +210,22 @@ fn scan_latin<S: Scanned + ?Sized>(s: &S, offset: impl Fn(usize) -> usize) -> Ve
     while position < s.len() {
         let mut found = None;
         if after_impure && position > 0 && is_address_char(s.at(position - 1)) {
-            found = match_at(s, position, true).map(|end| (position, end));
+            found = match_at(s, position, true).map(|(end, pure)| (position, end, pure));
         }
         if found.is_none() {
-            found = (position..s.len()).find_map(|at| match_at(s, at, false).map(|end| (at, end)));
+            found = (position..s.len()).find_map(|at| match_at(s, at, false).map(|(end, pure)| (at, end, pure)));
         }
-        let Some((start, end)) = found else { break };
+        let Some((start, end, pure)) = found else { break };
         let begins = |prefix: &str| end - start >= prefix.len() && starts_with_at(s, start, prefix);
-        after_impure = !(start..end).all(|at| is_address_char(s.at(at)))
-            || begins("http://")
-            || begins("https://")
-            || begins("www.");
+        after_impure = match pure {
+            Some(pure) => !pure,
+            None => {
+                !(start..end).all(|at| is_address_char(s.at(at)))
+                    || begins("http://")
+                    || begins("https://")
+                    || begins("www.")
+            }
+        };
         out.push((offset(start), offset(end)));
         position = end; // every alternative matches at least one character
     }

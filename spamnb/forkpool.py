@@ -1,0 +1,274 @@
+"""A pool of forked worker processes with concurrent.futures' `submit`,
+made of os.fork and two pipes a worker: what `classify -j N` maps its
+batches over (workers.Batches).
+
+Why not ProcessPoolExecutor: importing multiprocessing and
+concurrent.futures, the pool's own threads and its start took about 60 ms
+of a 600 ms bulk classify of spamassassin's test part, before the first
+message was scored; this pool's workers start scoring at once.  A batch
+goes to the worker with the fewest bytes of requests unfinished (a batch's
+work grows with its bytes: a slow batch does not hold the next one back
+behind it, and both workers run out of work at about the same time), and results come back per worker in
+the order sent, each a future `result()` waits for.
+
+What travels is marshal's (bytes, numbers, strings, tuples, lists: a batch
+of mail, a scorer's numbers) and pickle's only for what marshal cannot
+hold (a record, an exception): `import pickle` brings `re` and was 9 ms of
+the caller's start, before the first worker is forked.  A function travels
+by its module and name (a worker is a fork: it has the module).
+
+A worker is forked from the caller (it shares the mapped model and what the
+caller set up), ends with it (workers.die_with_parent) and on end of input,
+and leaves only by os._exit: it never runs the caller's exit code or
+flushes the caller's buffers a second time.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import select
+import sys
+
+# The C module: see app/fastpath.py (signal.py's enums cost about 7 ms).
+from _signal import SIGKILL  # type: ignore[import-not-found]  # CPython's private C module, no stubs
+
+# Bytes of a frame's length (a request or a reply: one encoded value).
+_HEADER = 8
+_READ = 1 << 16
+
+# What each pipe is asked to hold (Linux's default limit for a process
+# without privileges, /proc/sys/fs/pipe-max-size): two batches of mail in
+# flight to a worker fit, so sending one never waits for a busy worker to
+# read the one before, while the other worker runs dry (at the default 64 KB
+# a worker sat idle for much of a bulk classify).  Where the system allows
+# less, the pipes stay as they are: slower, never wrong.
+PIPE_BYTES = 1 << 20
+
+
+def _widen(fd: int) -> None:
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+class WorkerLost(RuntimeError):
+    """A worker process ended without answering (killed, out of memory)."""
+
+
+def _ready(fd: int) -> bool:
+    """Whether reading `fd` would not wait."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """`size` bytes from `fd`, or None at end of input before the first."""
+    pieces = []
+    left = size
+    while left:
+        piece = os.read(fd, min(left, 1 << 20))
+        if not piece:
+            if left == size:
+                return None
+            raise EOFError("a frame was cut short")
+        pieces.append(piece)
+        left -= len(piece)
+    return b"".join(pieces)
+
+
+def _encoded(value) -> bytes:
+    """`value` as a frame's bytes: marshal's, or pickle's where marshal cannot."""
+    try:
+        return b"m" + marshal.dumps(value)
+    except ValueError:  # "unmarshallable object"
+        import pickle
+
+        return b"p" + pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+
+
+def _decoded(data: bytes | bytearray | memoryview):
+    """The value _encoded wrote (from this pool's own processes only)."""
+    view = memoryview(data)
+    if view[:1] == b"m":
+        return marshal.loads(view[1:])
+    import pickle
+
+    return pickle.loads(view[1:])
+
+
+def _function(module: str, name: str):
+    """A module-level function of this process, by its module and qualified name."""
+    found = sys.modules[module]
+    for part in name.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def _write_all(fd: int, data: bytes | memoryview) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _serve(requests: int, replies: int) -> None:
+    """A worker's loop: each request is (module, function name, args); each
+    reply (True, result) or (False, the exception)."""
+    while True:
+        header = _read_exactly(requests, _HEADER)
+        if header is None:
+            return  # the pool shut down (or the parent is gone)
+        module, name, args = _decoded(_read_exactly(requests, int.from_bytes(header, "little")) or b"")
+        try:
+            answer = _encoded((True, _function(module, name)(*args)))
+        except Exception as error:  # the caller's `result()` raises it, as concurrent.futures does
+            try:
+                answer = _encoded((False, error))
+            except Exception:
+                answer = _encoded((False, RuntimeError(f"{type(error).__name__}: {error}")))
+        _write_all(replies, len(answer).to_bytes(_HEADER, "little") + answer)
+
+
+class _Worker:
+    __slots__ = ("pid", "requests", "replies", "held", "inbox", "answers", "sent", "answered", "sizes")
+
+    def __init__(self, pid: int, requests: int, replies: int, held: int) -> None:
+        self.pid, self.requests, self.replies = pid, requests, replies
+        # The worker's end of its requests, held open here: a request to a
+        # worker that died (killed, out of memory) then waits in the pipe,
+        # and its missing answer is WorkerLost, instead of a SIGPIPE that
+        # ends this process without a word (the fast path lets SIGPIPE kill,
+        # for `| head`).
+        self.held = held
+        self.inbox = bytearray()  # reply bytes read, not yet a whole frame
+        self.answers: dict[int, tuple] = {}  # by the number of the request, until collected
+        self.sent = 0
+        self.answered = 0
+        self.sizes: list[int] = []  # of the requests not answered, oldest first
+
+    def unfinished(self) -> int:
+        """Bytes of the requests sent and not answered."""
+        return sum(self.sizes)
+
+    def take(self, block: bool) -> bool:
+        """Read what the worker has sent (waiting for some when `block`);
+        False when it can send nothing more (it ended)."""
+        if not block and not _ready(self.replies):
+            return True
+        data = os.read(self.replies, _READ)
+        if not data:
+            return False
+        self.inbox += data
+        while len(self.inbox) >= _HEADER:
+            size = int.from_bytes(self.inbox[:_HEADER], "little")
+            if len(self.inbox) < _HEADER + size:
+                break
+            self.answers[self.answered] = _decoded(bytes(self.inbox[_HEADER:_HEADER + size]))
+            del self.inbox[:_HEADER + size]
+            self.answered += 1
+            del self.sizes[0]
+        return True
+
+
+class _Future:
+    __slots__ = ("worker", "number")
+
+    def __init__(self, worker: _Worker, number: int) -> None:
+        self.worker, self.number = worker, number
+
+    def result(self):
+        worker = self.worker
+        while self.number not in worker.answers:
+            if not worker.take(block=True):
+                raise WorkerLost(f"a worker process (pid {worker.pid}) ended without answering")
+        ok, value = worker.answers.pop(self.number)
+        if not ok:
+            raise value
+        return value
+
+
+class ForkPool:
+    """`jobs` worker processes forked now, each running what `submit` sends."""
+
+    def __init__(self, jobs: int) -> None:
+        from .workers import die_with_parent
+
+        parent = os.getpid()
+        self.workers: list[_Worker] = []
+        for _ in range(jobs):
+            request_read, request_write = os.pipe()
+            reply_read, reply_write = os.pipe()
+            _widen(request_write)
+            _widen(reply_write)
+            pid = os.fork()
+            if pid == 0:  # the worker
+                status = 1
+                try:
+                    os.close(request_write)
+                    os.close(reply_read)
+                    for sibling in self.workers:  # so that each sees its end of input when the parent goes
+                        os.close(sibling.requests)
+                        os.close(sibling.replies)
+                        os.close(sibling.held)
+                    die_with_parent(parent)
+                    _serve(request_read, reply_write)
+                    status = 0
+                finally:
+                    os._exit(status)
+            os.close(reply_write)
+            os.set_blocking(request_write, False)
+            self.workers.append(_Worker(pid, request_write, reply_read, request_read))
+
+    def submit(self, function, *args) -> _Future:
+        """Send function(*args) to the worker with the least work unfinished."""
+        for worker in self.workers:
+            if worker.sizes:
+                worker.take(block=False)
+        worker = min(self.workers, key=_Worker.unfinished)
+        data = _encoded((function.__module__, function.__qualname__, args))
+        worker.sizes.append(len(data))
+        self._send(worker, len(data).to_bytes(_HEADER, "little") + data)
+        future = _Future(worker, worker.sent)
+        worker.sent += 1
+        return future
+
+    def _send(self, worker: _Worker, data: bytes) -> None:
+        """Write a request; while the pipe is full, read the worker's replies,
+        which it may be waiting to write (a reply larger than a pipe holds,
+        with --explain): neither side then waits on the other for ever."""
+        view = memoryview(data)
+        poller = None
+        while view:
+            try:
+                view = view[os.write(worker.requests, view):]
+            except BlockingIOError:
+                if poller is None:
+                    poller = select.poll()
+                    poller.register(worker.requests, select.POLLOUT)
+                    poller.register(worker.replies, select.POLLIN)
+                ready = dict(poller.poll())
+                if ready.get(worker.replies) and not worker.take(block=False):
+                    raise WorkerLost(f"a worker process (pid {worker.pid}) ended without answering") from None
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """End the workers: at end of input once idle, or at once (cancel_futures)."""
+        for worker in self.workers:
+            os.close(worker.requests)
+            os.close(worker.replies)
+            os.close(worker.held)
+            if cancel_futures:
+                try:
+                    os.kill(worker.pid, SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if wait or cancel_futures:
+            for worker in self.workers:
+                try:
+                    os.waitpid(worker.pid, 0)
+                except ChildProcessError:
+                    pass
+        self.workers = []
