@@ -11,11 +11,12 @@ work grows with its bytes: a slow batch does not hold the next one back
 behind it, and both workers run out of work at about the same time), and results come back per worker in
 the order sent, each a future `result()` waits for.
 
-What travels is marshal's (bytes, numbers, strings, tuples, lists: a batch
-of mail, a scorer's numbers) and pickle's only for what marshal cannot
-hold (a record, an exception): `import pickle` brings `re` and was 9 ms of
-the caller's start, before the first worker is forked.  A function travels
-by its module and name (a worker is a fork: it has the module).
+What travels is bytes: a request is a batch of mail (a list of byte
+strings), an answer the bytes the work made of it (classify's: its scores
+as JSON), and a failure the exception's class and message, raised again
+here as the same spamnb error (a damaged model is still that) or as
+WorkerFailed.  Nothing is deserialised into arbitrary objects: the work
+runs by reference, since a worker is a fork of the caller.
 
 A worker is forked from the caller (it shares the mapped model and what the
 caller set up), ends with it (workers.die_with_parent) and on end of input,
@@ -25,10 +26,9 @@ flushes the caller's buffers a second time.
 
 from __future__ import annotations
 
-import marshal
 import os
+import struct
 import select
-import sys
 
 # The C module: see app/fastpath.py (signal.py's enums cost about 7 ms).
 from _signal import SIGKILL  # type: ignore[import-not-found]  # CPython's private C module, no stubs
@@ -81,32 +81,42 @@ def _read_exactly(fd: int, size: int) -> bytes | None:
     return b"".join(pieces)
 
 
-def _encoded(value) -> bytes:
-    """`value` as a frame's bytes: marshal's, or pickle's where marshal cannot."""
-    try:
-        return b"m" + marshal.dumps(value)
-    except ValueError:  # "unmarshallable object"
-        import pickle
-
-        return b"p" + pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+class WorkerFailed(RuntimeError):
+    """What a worker raised that is not a spamnb error, as its class and message."""
 
 
-def _decoded(data: bytes | bytearray | memoryview):
-    """The value _encoded wrote (from this pool's own processes only)."""
-    view = memoryview(data)
-    if view[:1] == b"m":
-        return marshal.loads(view[1:])
-    import pickle
-
-    return pickle.loads(view[1:])
+_LENGTH = struct.Struct("<I")
 
 
-def _function(module: str, name: str):
-    """A module-level function of this process, by its module and qualified name."""
-    found = sys.modules[module]
-    for part in name.split("."):
-        found = getattr(found, part)
-    return found
+def _request(items: list[bytes]) -> bytes:
+    """A batch as one frame: how many, each one's length, then each one."""
+    return b"".join([_LENGTH.pack(len(items)), *(_LENGTH.pack(len(item)) for item in items), *items])
+
+
+def _items(frame: bytes) -> list[bytes]:
+    (count,) = _LENGTH.unpack_from(frame)
+    lengths = struct.unpack_from(f"<{count}I", frame, _LENGTH.size)
+    items, at = [], _LENGTH.size * (count + 1)
+    for length in lengths:
+        items.append(frame[at:at + length])
+        at += length
+    return items
+
+
+def _failure(error: BaseException) -> bytes:
+    return b"!" + f"{type(error).__name__}\n{error}".encode("utf-8", "surrogatepass")
+
+
+def _raised(reply: bytes) -> BaseException:
+    """The exception a failure reply stands for: a spamnb error as itself
+    (the CLI reports a damaged model as one, whichever process met it)."""
+    from . import errors
+
+    name, _, message = reply[1:].decode("utf-8", "surrogatepass").partition("\n")
+    kind = getattr(errors, name, None)
+    if isinstance(kind, type) and issubclass(kind, errors.SpamnbError):
+        return kind(message)
+    return WorkerFailed(f"{name}: {message}")
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
@@ -115,21 +125,18 @@ def _write_all(fd: int, data: bytes | memoryview) -> None:
         view = view[os.write(fd, view):]
 
 
-def _serve(requests: int, replies: int) -> None:
-    """A worker's loop: each request is (module, function name, args); each
-    reply (True, result) or (False, the exception)."""
+def _serve(requests: int, replies: int, work) -> None:
+    """A worker's loop: each request a batch for `work`; each reply b"=" and
+    what it returned, or a failure (_failure)."""
     while True:
         header = _read_exactly(requests, _HEADER)
         if header is None:
             return  # the pool shut down (or the parent is gone)
-        module, name, args = _decoded(_read_exactly(requests, int.from_bytes(header, "little")) or b"")
+        items = _items(_read_exactly(requests, int.from_bytes(header, "little")) or b"")
         try:
-            answer = _encoded((True, _function(module, name)(*args)))
+            answer = b"=" + work(items)
         except Exception as error:  # the caller's `result()` raises it, as concurrent.futures does
-            try:
-                answer = _encoded((False, error))
-            except Exception:
-                answer = _encoded((False, RuntimeError(f"{type(error).__name__}: {error}")))
+            answer = _failure(error)
         _write_all(replies, len(answer).to_bytes(_HEADER, "little") + answer)
 
 
@@ -145,7 +152,7 @@ class _Worker:
         # for `| head`).
         self.held = held
         self.inbox = bytearray()  # reply bytes read, not yet a whole frame
-        self.answers: dict[int, tuple] = {}  # by the number of the request, until collected
+        self.answers: dict[int, bytes] = {}  # by the number of the request, until collected
         self.sent = 0
         self.answered = 0
         self.sizes: list[int] = []  # of the requests not answered, oldest first
@@ -167,7 +174,7 @@ class _Worker:
             size = int.from_bytes(self.inbox[:_HEADER], "little")
             if len(self.inbox) < _HEADER + size:
                 break
-            self.answers[self.answered] = _decoded(bytes(self.inbox[_HEADER:_HEADER + size]))
+            self.answers[self.answered] = bytes(self.inbox[_HEADER:_HEADER + size])
             del self.inbox[:_HEADER + size]
             self.answered += 1
             del self.sizes[0]
@@ -180,21 +187,22 @@ class _Future:
     def __init__(self, worker: _Worker, number: int) -> None:
         self.worker, self.number = worker, number
 
-    def result(self):
+    def result(self) -> bytes:
         worker = self.worker
         while self.number not in worker.answers:
             if not worker.take(block=True):
                 raise WorkerLost(f"a worker process (pid {worker.pid}) ended without answering")
-        ok, value = worker.answers.pop(self.number)
-        if not ok:
-            raise value
-        return value
+        reply = worker.answers.pop(self.number)
+        if reply[:1] != b"=":
+            raise _raised(reply)
+        return reply[1:]
 
 
 class ForkPool:
-    """`jobs` worker processes forked now, each running what `submit` sends."""
+    """`jobs` worker processes forked now, each running `work` (a list of
+    byte strings in, bytes out) on the batches `submit` sends."""
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(self, jobs: int, work) -> None:
         from .workers import die_with_parent
 
         parent = os.getpid()
@@ -215,21 +223,25 @@ class ForkPool:
                         os.close(sibling.replies)
                         os.close(sibling.held)
                     die_with_parent(parent)
-                    _serve(request_read, reply_write)
+                    _serve(request_read, reply_write, work)
                     status = 0
                 finally:
                     os._exit(status)
             os.close(reply_write)
             os.set_blocking(request_write, False)
             self.workers.append(_Worker(pid, request_write, reply_read, request_read))
+        self.work = work
 
-    def submit(self, function, *args) -> _Future:
-        """Send function(*args) to the worker with the least work unfinished."""
+    def submit(self, function, items: list[bytes]) -> _Future:
+        """Send work(items) to the worker with the least work unfinished
+        (concurrent.futures' submit, for the one function this pool runs)."""
+        if function is not self.work:
+            raise ValueError("a fork pool runs only the work it was made with")
         for worker in self.workers:
             if worker.sizes:
                 worker.take(block=False)
         worker = min(self.workers, key=_Worker.unfinished)
-        data = _encoded((function.__module__, function.__qualname__, args))
+        data = _request(items)
         worker.sizes.append(len(data))
         self._send(worker, len(data).to_bytes(_HEADER, "little") + data)
         future = _Future(worker, worker.sent)

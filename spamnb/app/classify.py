@@ -12,7 +12,8 @@ from __future__ import annotations
 from ..errors import EXIT_INPUT_ERROR, InputError
 from ..record import Record
 from .render import ScoreWriter
-from ..model.scoring import Cutoffs, Score, has_no_evidence
+from .. import jsoncodec
+from ..model.scoring import Cutoffs, Score, TokenEffect, has_no_evidence
 from ..mail.sources import MAX_MESSAGE_BYTES, Skipped, display, read_messages
 from .verdict import bogofilter_status, is_not_mail, judge
 from ..workers import Batches
@@ -51,24 +52,35 @@ class Outcome(Record):
         return EXIT_INPUT_ERROR if self.problems or self.skipped or self.not_mail or not self.labels else 0
 
 
-# The scorer a forked worker inherits (set just before the pool forks).
-_WORKER_SCORER = None
+_EFFECTS, _TERMS, _FACTOR = (Score.__slots__.index(name) for name in ("effects", "terms", "factor"))
 
 
-def _score_batch(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list[tuple]:
-    """Score a batch in a worker, with the scorer it inherited at the fork:
-    each Score as its values (numbers and strings travel back by marshal,
-    a record by pickle; see forkpool)."""
-    return [judge(_WORKER_SCORER, data, timeout, explain, cutoffs)._values() for data in batch]
+def _encoded_scores(scores: list[Score]) -> bytes:
+    """A worker's scores as the bytes it sends back: JSON of each Score's
+    values, its TokenEffects' values in place of them (C-coded; floats as
+    their repr, so the same to the bit, NaN and the infinities included)."""
+    rows = []
+    for score in scores:
+        values = score._values()
+        if score.effects:
+            values = (*values[:_EFFECTS], [effect._values() for effect in score.effects], *values[_EFFECTS + 1:])
+        rows.append(values)
+    return jsoncodec.dumps(rows).encode("ascii")
 
 
-def _pool_for(scorer, jobs: int):
-    """Forked workers (sharing the mapped model) that end with this process (| head, SIGTERM)."""
-    from ..forkpool import ForkPool
-
-    global _WORKER_SCORER
-    _WORKER_SCORER = scorer
-    return ForkPool(jobs)
+def _decoded_scores(data: bytes) -> list[Score]:
+    """The Scores _encoded_scores wrote: JSON's lists back as the records'
+    tuples and TokenEffects."""
+    scores = []
+    for values in jsoncodec.loads(data):
+        if values[_EFFECTS]:
+            values[_EFFECTS] = [TokenEffect(*effect) for effect in values[_EFFECTS]]
+        if values[_TERMS]:
+            values[_TERMS] = [tuple(term) for term in values[_TERMS]]
+        if values[_FACTOR] is not None:
+            values[_FACTOR] = tuple(values[_FACTOR])
+        scores.append(Score(*values))
+    return scores
 
 
 def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None = None,
@@ -80,23 +92,31 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
     is unsure, and a note says so."""
     outcome = Outcome()
 
-    def collect(origins: list[str], results: list[Score | tuple]) -> None:  # in reading order
-        last = len(results) - 1
-        for at, (origin, result) in enumerate(zip(origins, results)):
-            score = result if isinstance(result, Score) else Score(*result)  # a worker's: its values
+    def collect(origins: list[str], results: list[Score] | bytes) -> None:  # in reading order
+        scores = _decoded_scores(results) if isinstance(results, bytes) else results  # bytes: a worker's
+        last = len(scores) - 1
+        for at, (origin, score) in enumerate(zip(origins, scores)):
             outcome.labels.append(score.label)
             if score.reason and not has_no_evidence(score):  # that one is a verdict: the output says it
                 outcome.notes.append(f"{display(origin)}: {score.reason}")
                 outcome.not_mail += is_not_mail(score)
             writer.write(origin, score, flush=at == last)  # a write a batch, not a message
 
-    def score_here(batch: list[bytes], cutoffs, explain: bool, timeout: float | None) -> list[Score]:
+    def score_here(batch: list[bytes]) -> list[Score]:
         return [judge(scorer, data, timeout, explain, cutoffs) for data in batch]
+
+    def score_in_worker(batch: list[bytes]) -> bytes:  # run by a forked worker, which has `scorer`
+        return _encoded_scores(score_here(batch))
+
+    def start_workers():
+        from ..forkpool import ForkPool
+
+        return ForkPool(jobs, score_in_worker)
 
     # One worker: each message scored here as it is read.  Several: a pool
     # once a first full batch is read, so scoring one message never forks.
-    scoring = Batches(_score_batch, collect, args=(cutoffs, explain, timeout), workers=jobs, here=score_here,
-                      start=(lambda: _pool_for(scorer, jobs)) if jobs > 1 else None,
+    scoring = Batches(score_in_worker, collect, workers=jobs, here=score_here,
+                      start=start_workers if jobs > 1 else None,
                       batch_items=BATCH_MESSAGES if jobs > 1 else 1, batch_bytes=BATCH_BYTES if jobs > 1 else None,
                       in_flight_per_worker=IN_FLIGHT_PER_WORKER)
     try:

@@ -269,13 +269,6 @@ def _one_message(data: bytes) -> bytes | None:
 
 
 def _read_mbox(path: str, handle, skipped: list[Skipped], max_bytes: int) -> Iterator[RawMessage]:
-    head = handle.read(_BLOCK)
-    if len(head) < _BLOCK:  # the whole file (a regular file reads short only at its end)
-        single = _one_message(head)
-        if single is not None:
-            yield RawMessage(path, single[:max_bytes])
-            return
-    handle.seek(0)
     pieces: list[bytes] = []
     room = max_bytes
     number = 0
