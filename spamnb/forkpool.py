@@ -27,22 +27,25 @@ flushes the caller's buffers a second time.
 from __future__ import annotations
 
 import os
-import struct
 import select
+import struct
 
 # The C module: see app/fastpath.py (signal.py's enums cost about 7 ms).
 from _signal import SIGKILL  # type: ignore[import-not-found]  # CPython's private C module, no stubs
 
-# Bytes of a frame's length (a request or a reply: one encoded value).
+from . import errors
+
+# Bytes of a frame's length (a request or a reply).
 _HEADER = 8
 _READ = 1 << 16
 
 # What each pipe is asked to hold (Linux's default limit for a process
-# without privileges, /proc/sys/fs/pipe-max-size): two batches of mail in
-# flight to a worker fit, so sending one never waits for a busy worker to
-# read the one before, while the other worker runs dry (at the default 64 KB
-# a worker sat idle for much of a bulk classify).  Where the system allows
-# less, the pipes stay as they are: slower, never wrong.
+# without privileges, /proc/sys/fs/pipe-max-size): the batches a caller keeps
+# in flight to a worker fit, as a rule, so sending one seldom waits for a
+# busy worker to read the one before while the other worker runs dry (at the
+# default 64 KB a worker sat idle for much of a bulk classify).  Where the
+# system allows less, or a batch is larger, the pipes stay as they are:
+# slower, never wrong (ForkPool._send reads replies while it waits).
 PIPE_BYTES = 1 << 20
 
 
@@ -55,8 +58,16 @@ def _widen(fd: int) -> None:
         pass
 
 
-class WorkerLost(RuntimeError):
-    """A worker process ended without answering (killed, out of memory)."""
+class WorkerLost(errors.SpamnbError):
+    """A worker process ended without answering: killed (the kernel's
+    out-of-memory killer, a signal), not a message's fault or spamnb's bug as
+    such, so said in one line without a report asked for; the messages from
+    its batch on were not scored (status 70, as for an internal error)."""
+
+
+def _lost(pid: int) -> str:
+    return (f"worker process {pid} ended without answering (killed: out of memory, or by a signal); "
+            "the messages from its batch on were not scored")
 
 
 def _ready(fd: int) -> bool:
@@ -110,8 +121,6 @@ def _failure(error: BaseException) -> bytes:
 def _raised(reply: bytes) -> BaseException:
     """The exception a failure reply stands for: a spamnb error as itself
     (the CLI reports a damaged model as one, whichever process met it)."""
-    from . import errors
-
     name, _, message = reply[1:].decode("utf-8", "surrogatepass").partition("\n")
     kind = getattr(errors, name, None)
     if isinstance(kind, type) and issubclass(kind, errors.SpamnbError):
@@ -191,7 +200,7 @@ class _Future:
         worker = self.worker
         while self.number not in worker.answers:
             if not worker.take(block=True):
-                raise WorkerLost(f"a worker process (pid {worker.pid}) ended without answering")
+                raise WorkerLost(_lost(worker.pid))
         reply = worker.answers.pop(self.number)
         if reply[:1] != b"=":
             raise _raised(reply)
@@ -207,30 +216,46 @@ class ForkPool:
 
         parent = os.getpid()
         self.workers: list[_Worker] = []
-        for _ in range(jobs):
-            request_read, request_write = os.pipe()
-            reply_read, reply_write = os.pipe()
-            _widen(request_write)
-            _widen(reply_write)
-            pid = os.fork()
-            if pid == 0:  # the worker
-                status = 1
-                try:
-                    os.close(request_write)
-                    os.close(reply_read)
-                    for sibling in self.workers:  # so that each sees its end of input when the parent goes
-                        os.close(sibling.requests)
-                        os.close(sibling.replies)
-                        os.close(sibling.held)
-                    die_with_parent(parent)
-                    _serve(request_read, reply_write, work)
-                    status = 0
-                finally:
-                    os._exit(status)
-            os.close(reply_write)
-            os.set_blocking(request_write, False)
-            self.workers.append(_Worker(pid, request_write, reply_read, request_read))
         self.work = work
+        opened: list[int] = []  # this worker's pipe ends, until it is one of self.workers
+        try:
+            for _ in range(jobs):
+                opened = []
+                for _end in range(2):
+                    opened.extend(os.pipe())
+                request_read, request_write, reply_read, reply_write = opened
+                _widen(request_write)
+                _widen(reply_write)
+                pid = os.fork()
+                if pid == 0:  # the worker
+                    status = 1
+                    try:
+                        os.close(request_write)
+                        os.close(reply_read)
+                        for sibling in self.workers:  # so that each sees its end of input when the parent goes
+                            os.close(sibling.requests)
+                            os.close(sibling.replies)
+                            os.close(sibling.held)
+                        die_with_parent(parent)
+                        _serve(request_read, reply_write, work)
+                        status = 0
+                    finally:
+                        os._exit(status)
+                os.close(reply_write)
+                os.set_blocking(request_write, False)
+                self.workers.append(_Worker(pid, request_write, reply_read, request_read))
+                opened = []
+        except BaseException:
+            # A fork or a pipe refused (EAGAIN, EMFILE) part way: no worker
+            # or descriptor made so far outlives the error (a library caller
+            # goes on running).
+            for fd in opened:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self.shutdown(cancel_futures=True)
+            raise
 
     def submit(self, function, items: list[bytes]) -> _Future:
         """Send work(items) to the worker with the least work unfinished
@@ -264,7 +289,7 @@ class ForkPool:
                     poller.register(worker.replies, select.POLLIN)
                 ready = dict(poller.poll())
                 if ready.get(worker.replies) and not worker.take(block=False):
-                    raise WorkerLost(f"a worker process (pid {worker.pid}) ended without answering") from None
+                    raise WorkerLost(_lost(worker.pid)) from None
 
     def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
         """End the workers: at end of input once idle, or at once (cancel_futures)."""

@@ -11,7 +11,7 @@ import signal
 
 import pytest
 
-from spamnb.errors import ModelError
+from spamnb.errors import ModelError, SpamnbError
 from spamnb.forkpool import ForkPool, WorkerFailed, WorkerLost
 
 
@@ -85,15 +85,24 @@ def test_a_workers_exception_is_raised_by_result_and_the_worker_goes_on():
 
 
 def test_large_requests_and_replies_in_flight_together_do_not_deadlock():
-    # Each request and reply is many times what a pipe holds (64 KiB), and
-    # several are sent before any is collected.
-    pool = ForkPool(2, repeated)
+    # Requests as large as the widened pipe (1 MiB), several sent to one
+    # worker before any is collected, each answered with three times as
+    # much: the worker blocks writing a reply while the parent is still
+    # writing requests, unless the parent reads replies while it writes.
+    def deadlocked(*_):
+        raise TimeoutError("requests and replies waited on each other")
+
+    previous = signal.signal(signal.SIGALRM, deadlocked)
+    signal.alarm(20)
+    pool = ForkPool(1, repeated)
     try:
-        block = bytes(range(256)) * 1024
-        futures = [pool.submit(repeated, [block, b"4"]) for _ in range(6)]
-        assert all(future.result() == block * 4 for future in futures)
+        block = bytes(range(256)) * 4096
+        futures = [pool.submit(repeated, [block, b"3"]) for _ in range(4)]
+        assert all(future.result() == block * 3 for future in futures)
     finally:
-        pool.shutdown()
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        pool.shutdown(cancel_futures=True)
 
 
 def test_shutdown_ends_every_worker():
@@ -111,9 +120,31 @@ def test_a_killed_worker_is_reported():
         os.waitpid(pool.workers[0].pid, 0)
         previous = signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # as the fast path has it: no SIGPIPE here
         try:
-            with pytest.raises(WorkerLost):
+            with pytest.raises(WorkerLost) as lost:
                 pool.submit(joined, [b"1"]).result()
+            # One line, as a spamnb error (no traceback, no report asked for), status 70.
+            assert "killed" in str(lost.value) and isinstance(lost.value, SpamnbError)
+            assert lost.value.exit_status == 70
         finally:
             signal.signal(signal.SIGPIPE, previous)
     finally:
         pool.shutdown(cancel_futures=True)
+
+
+def test_a_fork_refused_part_way_leaves_no_worker_or_descriptor(monkeypatch):
+    real_fork, forks = os.fork, []
+
+    def fork_once() -> int:
+        if forks:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        forks.append(real_fork())
+        return forks[-1]
+
+    before = set(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(os, "fork", fork_once)
+    with pytest.raises(BlockingIOError):
+        ForkPool(2, joined)
+    monkeypatch.undo()
+    assert forks and forks[0] > 0  # the first worker was made, then the second refused
+    assert gone(forks[0])
+    assert set(os.listdir("/proc/self/fd")) == before

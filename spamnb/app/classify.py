@@ -20,13 +20,14 @@ from ..workers import Batches
 
 # Messages per batch sent to a worker: the pipe round trip is paid per batch.
 BATCH_MESSAGES = 64
-# Bytes of mail per batch, at most (and one message): a batch's work grows
-# with its bytes, and a worker left with nothing to do at the end of a run
-# waits for the other's last batch; three batches away per worker stay
-# within what a worker's pipe holds (forkpool.PIPE_BYTES), so sending one
-# never waits for a busy worker.
+# Bytes of mail per batch (a batch ends at the message that reaches it): a
+# batch's work grows with its bytes, and a worker left with nothing to do at
+# the end of a run waits for the other's last batch.  Three batches away per
+# worker (training keeps workers.Batches' two: its batches are larger) stay,
+# as a rule, within what a worker's pipe holds (forkpool.PIPE_BYTES), so
+# sending one seldom waits for a busy worker.
 BATCH_BYTES = 128 * 1024
-IN_FLIGHT_PER_WORKER = 3
+BATCHES_AWAY_PER_WORKER = 3
 
 
 class Outcome(Record):
@@ -118,7 +119,7 @@ def classify_paths(scorer, paths, writer: ScoreWriter, cutoffs: Cutoffs | None =
     scoring = Batches(score_in_worker, collect, workers=jobs, here=score_here,
                       start=start_workers if jobs > 1 else None,
                       batch_items=BATCH_MESSAGES if jobs > 1 else 1, batch_bytes=BATCH_BYTES if jobs > 1 else None,
-                      in_flight_per_worker=IN_FLIGHT_PER_WORKER)
+                      in_flight_per_worker=BATCHES_AWAY_PER_WORKER)
     try:
         # Standard input can be read once: a second "-" would score an empty message.
         for path in dict.fromkeys(paths or ("-",)):
