@@ -205,11 +205,15 @@ def _read_whole(raw, size: int) -> bytes | None:
     that grew past that since."""
     if size >= _BLOCK:
         return None
-    # One byte more than fstat said: a regular file reads short only at its
-    # end, so a read that stops at `size` or before has read all of it.
+    # One byte more than fstat said, read until the file ends: a local file
+    # gives it all in one read, but a network or FUSE file system may return
+    # less before its end, and a message cut there would be read as whole.
     data = raw.read(size + 1)
-    if len(data) <= size:
-        return data
+    while len(data) <= size:
+        piece = raw.read(size + 1 - len(data))
+        if not piece:
+            return data
+        data += piece
     # It grew since: read on, as far as a block.
     while 0 < len(data) < _BLOCK:
         piece = raw.read(_BLOCK - len(data))

@@ -269,3 +269,27 @@ def test_a_file_read_whole_reads_as_the_buffered_reading_does(tmp_path, monkeypa
     whole = everything()
     monkeypatch.setattr(sources, "_read_whole", lambda raw, size: None)
     assert whole == everything()
+
+
+def test_a_file_system_that_reads_short_before_the_end_still_gives_the_whole_message():
+    """A network or FUSE file system may return fewer bytes than asked before
+    a file's end: the message is read to its end, not cut at the first read."""
+    import io
+
+    from spamnb.mail.sources import _read_whole
+
+    class Trickling(io.RawIOBase):
+        def __init__(self, data: bytes) -> None:
+            self.data, self.at = data, 0
+
+        def readable(self) -> bool:
+            return True
+
+        def read(self, size: int = -1) -> bytes:
+            piece = self.data[self.at:self.at + min(7, size)]
+            self.at += len(piece)
+            return piece
+
+    whole = MSG % (b"trickled", b"x" * 500)
+    assert _read_whole(Trickling(whole), len(whole)) == whole
+    assert _read_whole(Trickling(b""), 0) == b""
