@@ -139,9 +139,11 @@ class ModelBuild:
         self._deflated[name] = self._threads.submit(deflate_to_file, parts, dtype,
                                                     os.path.join(self.scratch, name + ".deflated"), self._stop)
 
-    def take_text(self, tally) -> None:
+    def take_text(self, tally, phases=None) -> None:
         """Merge the token text of `tally` to one run on disk, start compressing
-        it, and let the store's copies of it go."""
+        it, and let the store's copies of it go: the first of the counts'
+        merging (`phases` is told)."""
+        (phases or Phases()).phase("merging counts")
         text_run = SpilledRun(os.path.join(self.scratch, "text"), False)
         for chunk in tally.store.merged_text():
             text_run.append(chunk)
@@ -150,13 +152,12 @@ class ModelBuild:
         self._deflate("token_lengths", "<u4", [text_run.prefix + ".lengths"])
         self._deflate("token_bytes", "|u1", [text_run.prefix + ".text"])
 
-    def merge_counts(self, tally, sample: list, phases=None) -> SampleColumns:
+    def merge_counts(self, tally, sample: list) -> SampleColumns:
         """Pass 1: merge `tally`'s counts to one run on disk, and gather the
         sample's columns with the totals and V (SampleColumns), which the
         near-error pass scores the sample by and calibration (with the near
         errors counted again: count_again) later.  One merge for both: the
         near errors' occurrences go into the chunks as pass 2 reads them."""
-        (phases or Phases()).phase("merging counts")
         counts_run = SpilledRun(os.path.join(self.scratch, "counts"), True)
         largest = 0
         gathered = SampleColumns(sample)
@@ -197,9 +198,9 @@ class ModelBuild:
         the counts are merged, weighed, calibrated and written.  `copies`: how
         many times each sample message is counted (training.near_errors_by_key)."""
         if self._text_run is None:
-            self.take_text(tally)
+            self.take_text(tally, phases)
         if self._counts_run is None:
-            self.merge_counts(tally, sample, phases)
+            self.merge_counts(tally, sample)
         assert self._text_run is not None and self._counts_run is not None and self._gathered is not None
         text_run, counts_run, gathered, extra = self._text_run, self._counts_run, self._gathered, self._extra
         scratch, path = self.scratch, self.path
@@ -239,7 +240,11 @@ class ModelBuild:
                     assert extra.counts is not None  # a counts run
                     first = int(np.searchsorted(extra.keys, chunk.keys[0]))
                     last = int(np.searchsorted(extra.keys, chunk.keys[-1], side="right"))
-                    counts[:, np.searchsorted(chunk.keys, extra.keys[first:last])] += extra.counts[:, first:last]
+                    at = np.searchsorted(chunk.keys, extra.keys[first:last])
+                    if not np.array_equal(chunk.keys[at], extra.keys[first:last]):
+                        # A key counted again that the vocabulary lacks would add to its neighbour's counts.
+                        raise ValueError("near errors counted again hold a token the counts do not")
+                    counts[:, at] += extra.counts[:, first:last]
                 occurrences, documents = counts[0:2], counts[2:4]
                 if weighing:
                     weights, absent = token_weights(occurrences, documents, messages, totals, vocabulary,

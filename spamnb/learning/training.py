@@ -459,10 +459,10 @@ def train_file(path: str, spam: Sequence[str], ham: Sequence[str], options: Trai
         return_freed_memory()
         try:
             with modelbuild.ModelBuild(path) as build:
-                build.take_text(tally)  # its compression starts now, beside what follows
+                build.take_text(tally, phases)  # its compression starts now, beside what follows
                 # The near errors, from the sample's columns of the merged counts
                 # (near_errors_by_key), are counted again into what the build writes.
-                gathered = build.merge_counts(tally, sample, phases)
+                gathered = build.merge_counts(tally, sample)
                 copies, extra = near_errors_by_key(gathered.columns(tally.messages, options), sample,
                                                    gathered.totals, gathered.vocabulary, tally.messages, options)
                 build.count_again(extra)

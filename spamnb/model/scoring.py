@@ -133,22 +133,28 @@ class ScoringRule(Record):
         """(raw score, indices of the contributions kept); the raw score is
         NO_EVIDENCE (NaN) when fewer than MIN_EVIDENCE are nonzero."""
         kept = list(range(len(contributions)))
+        if self._keeps_every_term(len(contributions)):
+            return self._every_term(contributions), kept
         if len(contributions) < MIN_EVIDENCE:
             return NO_EVIDENCE, kept
-        if self.top_k and len(kept) > self.top_k:
-            kept.sort(key=lambda i: -abs(contributions[i]))
-            kept = kept[: self.top_k]
-            return sum(contributions[i] for i in kept) / self.divisor(len(kept)), kept
-        # Every term kept, in order: the same additions as over `kept`, without
-        # a Python step per term (a third of a bulk classify's Python per message).
-        return sum(contributions) / self.divisor(len(kept)), kept
+        kept.sort(key=lambda i: -abs(contributions[i]))
+        kept = kept[: self.top_k]
+        return sum(contributions[i] for i in kept) / self.divisor(len(kept)), kept
 
     def raw_score(self, contributions: list[float]) -> float:
         """raw(contributions)'s raw score alone: where every term is kept,
         without the list of their indices (a bulk classify scores each
         message here)."""
-        if len(contributions) < MIN_EVIDENCE or (self.top_k and len(contributions) > self.top_k):
-            return self.raw(contributions)[0]
+        if self._keeps_every_term(len(contributions)):
+            return self._every_term(contributions)
+        return self.raw(contributions)[0]
+
+    def _keeps_every_term(self, terms: int) -> bool:
+        return terms >= MIN_EVIDENCE and not (self.top_k and terms > self.top_k)
+
+    def _every_term(self, contributions: list[float]) -> float:
+        # Every term kept, in order: the same additions as over `kept`, without
+        # a Python step per term (a third of a bulk classify's Python per message).
         return sum(contributions) / self.divisor(len(contributions))
 
     def divisor(self, kept: int) -> float:
