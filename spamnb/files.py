@@ -141,6 +141,21 @@ def write_text_output(path: str, produce) -> None:
         raise file_error(path, error) from None
 
 
+def write_all(descriptor: int, data: bytes | memoryview) -> None:
+    """Write all of `data` to a descriptor, however many writes it takes; one
+    that is non-blocking (a pipe inherited so) is waited on when full."""
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(descriptor, view)
+        except BlockingIOError:
+            import select
+
+            select.select([], [descriptor], [])
+            continue
+        view = view[written:]
+
+
 def discard(path) -> None:
     """Remove a file of ours that is no longer wanted, if it is there."""
     try:

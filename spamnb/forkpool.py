@@ -34,6 +34,7 @@ import struct
 from _signal import SIGKILL  # type: ignore[import-not-found]  # CPython's private C module, no stubs
 
 from . import errors
+from .files import write_all
 
 # Bytes of a frame's length (a request or a reply).
 _HEADER = 8
@@ -128,12 +129,6 @@ def _raised(reply: bytes) -> BaseException:
     return WorkerFailed(f"{name}: {message}")
 
 
-def _write_all(fd: int, data: bytes | memoryview) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
 def _serve(requests: int, replies: int, work) -> None:
     """A worker's loop: each request a batch for `work`; each reply b"=" and
     what it returned, or a failure (_failure)."""
@@ -146,7 +141,7 @@ def _serve(requests: int, replies: int, work) -> None:
             answer = b"=" + work(items)
         except Exception as error:  # the caller's `result()` raises it, as concurrent.futures does
             answer = _failure(error)
-        _write_all(replies, len(answer).to_bytes(_HEADER, "little") + answer)
+        write_all(replies, len(answer).to_bytes(_HEADER, "little") + answer)
 
 
 class _Worker:

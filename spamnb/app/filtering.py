@@ -28,6 +28,7 @@ import os
 import sys
 
 from ..errors import EXIT_TEMPFAIL, say_on_stderr
+from ..files import write_all
 from ..mail.digest import STATUS_HEADER
 from ..mail.headerfield import HeaderBlockUnfinished, field_name_problem, with_status_header
 from ..model.scoring import LABEL_HAM, LABEL_SPAM, Cutoffs, Score, has_no_evidence
@@ -121,13 +122,13 @@ class Delivery:
         # A reader that goes away is an error to report (exit 75), not a
         # silent death by SIGPIPE.
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-        _write_all(1, first)
+        write_all(1, first)
         while not self.eof:
             block = _read(0, BLOCK)
             if not block:
                 self.eof = True
                 break
-            _write_all(1, block)
+            write_all(1, block)
 
 
 def _read(descriptor: int, size: int) -> bytes:
@@ -138,19 +139,6 @@ def _read(descriptor: int, size: int) -> bytes:
             import select
 
             select.select([descriptor], [], [])
-
-
-def _write_all(descriptor: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        try:
-            written = os.write(descriptor, view)
-        except BlockingIOError:
-            import select
-
-            select.select([], [descriptor], [])
-            continue
-        view = view[written:]
 
 
 _current: Delivery | None = None
