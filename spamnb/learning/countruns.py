@@ -240,6 +240,15 @@ class RunReader:
     def exhausted(self) -> bool:
         return self.at >= self.length
 
+    def read_keys(self, count: int) -> np.ndarray:
+        """The next `count` entries' keys alone, their counts or text not read
+        (a reader used for keys only: the text's place is not kept)."""
+        start, stop = self.at, min(self.at + count, self.length)
+        self.at = stop
+        if isinstance(self.source, Run):
+            return self.source.keys[start:stop]
+        return _spilled_keys(self.source, start, stop)
+
     def read(self, count: int) -> Run:
         start, stop = self.at, min(self.at + count, self.length)
         self.at = stop
@@ -253,7 +262,7 @@ class RunReader:
             text = source.text[self.text_at:self.text_at + size]
             self.text_at += size
             return Run(source.keys[start:stop], lengths=lengths, text=text)
-        keys = np.fromfile(source.prefix + ".keys", dtype="<u8", count=stop - start, offset=8 * start)
+        keys = _spilled_keys(source, start, stop)
         if source.has_counts:
             counts = np.fromfile(source.prefix + ".counts", dtype="<u4", count=ROWS * (stop - start),
                                  offset=4 * ROWS * start).reshape(stop - start, ROWS).T
@@ -263,6 +272,10 @@ class RunReader:
         text = np.fromfile(source.prefix + ".text", dtype=np.uint8, count=size, offset=self.text_at)
         self.text_at += size
         return Run(keys, lengths=lengths, text=text)
+
+
+def _spilled_keys(run: "SpilledRun", start: int, stop: int) -> np.ndarray:
+    return np.fromfile(run.prefix + ".keys", dtype="<u8", count=stop - start, offset=8 * start)
 
 
 def _split(run: Run, at: int) -> tuple[Run, Run]:

@@ -229,10 +229,10 @@ class ModelBuild:
                 handles[one] = open(one, "wb")
         absent_sum = 0.0
         try:
-            counts_reader, text_keys = RunReader(counts_run), KeyReader(text_run)
+            counts_reader, text_keys = RunReader(counts_run), RunReader(text_run)
             while not counts_reader.exhausted:
                 chunk = counts_reader.read(BUILD_CHUNK)
-                if not np.array_equal(chunk.keys, text_keys.read(len(chunk))):
+                if not np.array_equal(chunk.keys, text_keys.read_keys(len(chunk))):
                     raise ValueError("token text and counts disagree")
                 assert chunk.counts is not None  # a counts run
                 counts = chunk.counts.astype(np.int64)
@@ -314,16 +314,3 @@ class ModelBuild:
                 before_write(tally.learned)
             write_model_streamed(path, meta, sections, COMPRESSED, scratch, self._deflated)
         return vocabulary
-
-
-class KeyReader:
-    """The keys of a spilled run, read a chunk at a time (no lengths or text)."""
-
-    def __init__(self, run: SpilledRun) -> None:
-        self.path = run.prefix + ".keys"
-        self.at = 0
-
-    def read(self, count: int) -> np.ndarray:
-        keys = np.fromfile(self.path, dtype="<u8", count=count, offset=8 * self.at)
-        self.at += len(keys)
-        return keys
