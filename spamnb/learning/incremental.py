@@ -143,22 +143,25 @@ class _Appending(Learner):
         return self._digests.label(digest)  # the journal's changes, this run's included, then the base
 
     def count(self, tokens: list[str], label: int, sign: int) -> None:
-        from collections import Counter
-
         table, state, moved = self._table, self._state, self.moved
-        for token, times in Counter(tokens).items():
-            found = table.counts_of(token)
+        distinct, counts, indexes, keys = table.bag(tokens)
+        # The journal's sums of this message's keys, looked up at once; `made`:
+        # those this loop added to the state (two tokens of one key would meet it).
+        made: dict[int, list[int]] = {}
+        for token, times, index, key, journaled in zip(distinct, counts, indexes, keys, table.changes_of(keys)):
+            journaled = made.get(key, journaled)
+            found = table.counts_at(index, journaled)
             if sign < 0 and found is None:
                 continue  # never seen (or pruned): nothing to take out
-            index, key = table.place(token)
-            before = 0 if found is None else found[1] + found[2]
-            if before + sign * times < 0 or (found is not None and found[1 + label] + sign * times < 0):
+            before = 0 if found is None else found[0] + found[1]
+            if before + sign * times < 0 or (found is not None and found[label] + sign * times < 0):
                 raise ValueError("unlearning a message that was never learned: counts went negative")
-            if found is None and key not in state.changes and index < 0:
-                self.new_tokens[key] = token
-                state.new_tokens[key] = token
-            for target in (self.changes, state.changes):
-                change = target.setdefault(key, [0, 0, 0, 0])
+            if journaled is None:
+                journaled = made[key] = state.changes.setdefault(key, [0, 0, 0, 0])
+                if found is None and index < 0:
+                    self.new_tokens[key] = token
+                    state.new_tokens[key] = token
+            for change in (self.changes.setdefault(key, [0, 0, 0, 0]), journaled):
                 change[label] += sign * times
                 change[2 + label] += sign
             moved["totals"][label] += sign * times

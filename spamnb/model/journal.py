@@ -230,18 +230,22 @@ class _Changes:
         self._known: dict[int, list[int] | None] = {}
         self._whole: dict[int, list[int]] | None = None
 
-    def _find(self, key: int) -> list[int] | None:
-        known = self._known
-        if key in known:
-            return known[key]
+    def _present_keys(self) -> set:
+        """Every key some record holds (built once, in C)."""
         if self._present is None:
-            present = set()
+            present: set = set()
             for keys, _ in self._records:
                 present.update(keys)
             self._present = present
             self._entries = sum(len(keys) for keys, _ in self._records)
+        return self._present
+
+    def _find(self, key: int) -> list[int] | None:
+        known = self._known
+        if key in known:
+            return known[key]
         total = None
-        if key in self._present:
+        if key in self._present_keys():
             self._searches += 1
             if self._searches * len(self._records) > self._entries:
                 return self.whole().get(key)
@@ -260,6 +264,17 @@ class _Changes:
     def get(self, key: int, default=None):
         found = self._whole.get(key) if self._whole is not None else self._find(key)
         return default if found is None else found
+
+    def many(self, keys: list[int]) -> list[list[int] | None]:
+        """get() of each of `keys`, in order: those no record holds (most of
+        a message's) are told apart by one set operation in C, not a
+        Python call each."""
+        whole = self._whole
+        if whole is not None:
+            return whole.many(keys) if isinstance(whole, _Overlay) else [whole.get(key) for key in keys]
+        present = self._present_keys().intersection(keys)
+        find, known = self._find, self._known.get
+        return [find(key) if key in present else known(key) for key in keys]
 
     def __contains__(self, key: int) -> bool:
         return self.get(key) is not None
@@ -353,6 +368,18 @@ class _Overlay(dict):
                 return default
             found = self[key] = list(shared)
         return found
+
+    def many(self, keys: list[int]) -> list[list[int] | None]:
+        """get() of each of `keys`, in order, the shared sums asked for in one batch."""
+        answers = [dict.get(self, key) for key in keys]
+        asked = [key for key, answer in zip(keys, answers) if answer is None]
+        if not asked:
+            return answers
+        shared = self._shared
+        theirs = shared.many(asked) if isinstance(shared, _Changes) else [shared.get(key) for key in asked]
+        copies = {key: list(found) for key, found in zip(asked, theirs) if found is not None}
+        dict.update(self, copies)
+        return [copies.get(key) if answer is None else answer for key, answer in zip(keys, answers)]
 
     def _whole_journal(self, *_):
         raise NotImplementedError("a learner's overlay answers lookups only; read the journal whole "
