@@ -272,6 +272,27 @@ impl KeyTable {
     }
 }
 
+/// journal_keys_increasing(keys) -> bool: whether a journal record's keys
+/// (bytes, u64 little-endian) are strictly increasing (core/src/model/journal.rs).
+#[pyfunction]
+fn journal_keys_increasing(keys: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let keys = contiguous(keys)?;
+    Ok(crate::model::journal::strictly_increasing(bytes_of(&keys)))
+}
+
+/// journal_sums(records, keys) -> list[list[int] | None]: for each key, its
+/// four count changes summed over the journal records (keys, changes) that
+/// hold it, each a buffer of the record's little-endian bytes; None where
+/// no record does (core/src/model/journal.rs).
+#[pyfunction]
+fn journal_sums(records: Vec<(Bound<'_, PyAny>, Bound<'_, PyAny>)>, keys: Vec<u64>) -> PyResult<Vec<Option<[i64; 4]>>> {
+    let buffers = records.iter().map(|(keys, changes)| Ok((contiguous(keys)?, contiguous(changes)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let slices: Vec<(&[u8], &[u8])> = buffers.iter().map(|(keys, changes)| (bytes_of(keys), bytes_of(changes))).collect();
+    crate::model::journal::sums(&slices, &keys)
+        .map_err(|_| PyValueError::new_err("a journal record's keys and changes disagree in size"))
+}
+
 /// json_nested_deeper_than(text: bytes, limit) -> bool: whether JSON's
 /// brackets nest deeper than `limit`, or do not nest at all.
 #[pyfunction]
@@ -319,6 +340,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(block_crcs, m)?)?;
     m.add_class::<KeyTable>()?;
     m.add_function(wrap_pyfunction!(json_nested_deeper_than, m)?)?;
+    m.add_function(wrap_pyfunction!(journal_keys_increasing, m)?)?;
+    m.add_function(wrap_pyfunction!(journal_sums, m)?)?;
     m.add_function(wrap_pyfunction!(token_key, m)?)?;
     m.add_function(wrap_pyfunction!(token_keys, m)?)?;
     Ok(())
