@@ -167,6 +167,7 @@ class LiveTable:
         self._base_messages = [int(count) for count in meta["messages"]]
         self._base_vocabulary = int(meta["vocabulary"])
         self._known: dict[int, float | None] = {}  # key → λ, until the journal state changes
+        self._bagged: tuple = (None, None)  # (token list, its bag)
         self.refresh()
 
     def refresh(self) -> None:
@@ -192,8 +193,12 @@ class LiveTable:
     KNOWN_LIMIT = 1 << 18
 
     def bag(self, tokens: list[str]) -> tuple[list[str], list[int], list[int], list[int]]:
-        """(distinct tokens, how often each occurs, base index or -1, key): WeightTable.bag of the base."""
-        return self._base.bag(tokens)
+        """(distinct tokens, how often each occurs, base index or -1, key):
+        WeightTable.bag of the base.  The last token list's bag is kept:
+        `learn` scores a message, then counts that same list (learnrule.py)."""
+        if tokens is not self._bagged[0]:
+            self._bagged = (tokens, self._base.bag(tokens))
+        return self._bagged[1]
 
     def changes_of(self, keys: list[int]) -> list[list[int] | None]:
         """The journal's summed changes of each key (None: no record holds it), asked for in one batch."""
