@@ -307,6 +307,16 @@ class _Changes:
             self._known[key] = default
         return default
 
+    def start(self, key: int) -> list[int]:
+        """setdefault(key, [0, 0, 0, 0]) for a key the caller was just told
+        (by many) that no record and no learn holds: its new sums, the state's own."""
+        fresh = [0, 0, 0, 0]
+        if self._whole is not None:
+            self._whole[key] = fresh
+        else:
+            self._known[key] = fresh
+        return fresh
+
     def whole(self) -> dict[int, list[int]]:
         """Every key's sums, as one dict (computed once)."""
         if self._whole is None:
