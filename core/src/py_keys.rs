@@ -43,6 +43,36 @@ fn token_keys<'py>(py: Python<'py>, tokens: Vec<Bound<'py, PyString>>) -> PyResu
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// The distinct tokens of a list in order of first appearance (as
+/// collections.Counter gives them): their places in `tokens`, and how often
+/// each occurs.  Told apart by their bytes: UTF-8, or for a str holding a
+/// lone surrogate Python's surrogatepass encoding, which no UTF-8 equals.
+fn distinct_tokens(tokens: &[Bound<'_, PyString>]) -> PyResult<(Vec<usize>, Vec<u64>)> {
+    let mut texts: Vec<Cow<'_, [u8]>> = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        texts.push(match token.to_str() {
+            Ok(text) => Cow::Borrowed(text.as_bytes()),
+            Err(_) => {
+                let encoded = token.call_method1("encode", ("utf-8", "surrogatepass"))?;
+                Cow::Owned(encoded.downcast::<PyBytes>()?.as_bytes().to_vec())
+            }
+        });
+    }
+    let mut first: AHashMap<&[u8], usize> = AHashMap::with_capacity(tokens.len());
+    let (mut order, mut counts) = (Vec::new(), Vec::new());
+    for (at, text) in texts.iter().enumerate() {
+        match first.entry(text.as_ref()) {
+            Entry::Occupied(seen) => counts[*seen.get()] += 1,
+            Entry::Vacant(new) => {
+                new.insert(order.len());
+                order.push(at);
+                counts.push(1);
+            }
+        }
+    }
+    Ok((order, counts))
+}
+
 /// A model file's scoring sections (keys, weights, block index, block CRCs),
 /// looked up where they lie: each a C-contiguous buffer of bytes (a
 /// memoryview of the mapped file), held for the table's life.
@@ -148,30 +178,7 @@ impl KeyTable {
     #[allow(clippy::type_complexity)] // the four parallel lists Python unpacks
     fn bag<'py>(&self, tokens: Vec<Bound<'py, PyString>>)
                 -> PyResult<(Vec<Bound<'py, PyString>>, Vec<u64>, Vec<i64>, Vec<u64>)> {
-        // Tokens told apart by their bytes: UTF-8, or for a str holding a lone
-        // surrogate Python's surrogatepass encoding, which no UTF-8 equals.
-        let mut texts: Vec<Cow<'_, [u8]>> = Vec::with_capacity(tokens.len());
-        for token in &tokens {
-            texts.push(match token.to_str() {
-                Ok(text) => Cow::Borrowed(text.as_bytes()),
-                Err(_) => {
-                    let encoded = token.call_method1("encode", ("utf-8", "surrogatepass"))?;
-                    Cow::Owned(encoded.downcast::<PyBytes>()?.as_bytes().to_vec())
-                }
-            });
-        }
-        let mut first: AHashMap<&[u8], usize> = AHashMap::with_capacity(tokens.len());
-        let (mut order, mut counts) = (Vec::new(), Vec::new());
-        for (at, text) in texts.iter().enumerate() {
-            match first.entry(text.as_ref()) {
-                Entry::Occupied(seen) => counts[*seen.get()] += 1,
-                Entry::Vacant(new) => {
-                    new.insert(order.len());
-                    order.push(at);
-                    counts.push(1);
-                }
-            }
-        }
+        let (order, counts) = distinct_tokens(&tokens)?;
         let table = self.table();
         let mut checked = self.checked.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
         // Keyed first, each key's block asked for as it is made, looked up
@@ -197,6 +204,55 @@ impl KeyTable {
         }
         let distinct = order.iter().map(|&at| tokens[at].clone()).collect();
         Ok((distinct, counts, indexes, keys))
+    }
+
+    /// weighed_bag(tokens) -> (distinct, counts, weights): bag's distinct
+    /// tokens and counts, with each token's λ (None when the model never saw
+    /// it): a token list scored (explanations, chunks, `evaluate`), the
+    /// tokens met before answered from the table's memory of them, as
+    /// message_terms answers them.
+    #[allow(clippy::type_complexity)] // the three parallel lists Python unpacks
+    fn weighed_bag<'py>(&self, tokens: Vec<Bound<'py, PyString>>)
+                        -> PyResult<(Vec<Bound<'py, PyString>>, Vec<u64>, Vec<Option<f32>>)> {
+        let (order, counts) = distinct_tokens(&tokens)?;
+        let table = self.table();
+        let mut checked = self.checked.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
+        let mut known = self.known.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
+        // As message_terms: the tokens not remembered keyed first, each key's
+        // block asked for as it is made, and looked up after.  A str holding a
+        // lone surrogate (no &str) is looked up by its key, not remembered.
+        let mut weights: Vec<Option<f32>> = Vec::with_capacity(order.len());
+        let mut unknown = Vec::new();
+        for (slot, &at) in order.iter().enumerate() {
+            let text = tokens[at].to_str().ok();
+            if let Some(weight) = text.and_then(|text| known.get(text)) {
+                weights.push(*weight);
+                continue;
+            }
+            let key = key_of(&tokens[at])?;
+            let spot = table.spot(key);
+            if let Some(spot) = spot {
+                table.prefetch(spot);
+            }
+            unknown.push((slot, key, spot, text));
+            weights.push(None);
+        }
+        for (slot, key, spot, text) in unknown {
+            let found = match spot {
+                Some(spot) => table.index_at(key, spot, &mut checked).map_err(table_error)?,
+                None => None, // before the first block: not in the model
+            };
+            let weight = found.map(|at| table.weight(at));
+            if let Some(text) = text.filter(|text| weight.is_some() || !is_pair(text)) {
+                if known.len() >= KNOWN_LIMIT {
+                    known.clear();
+                }
+                known.insert(text.into(), weight);
+            }
+            weights[slot] = weight;
+        }
+        let distinct = order.iter().map(|&at| tokens[at].clone()).collect();
+        Ok((distinct, counts, weights))
     }
 
     /// message_terms(raw, options, presence) -> (terms, known, distinct): the

@@ -200,6 +200,11 @@ class LiveTable:
             self._bagged = (tokens, self._base.bag(tokens))
         return self._bagged[1]
 
+    def weighed_bag(self, tokens: list[str]) -> tuple[list[str], list[int], list[float | None]]:
+        """(distinct tokens, how often each occurs, λ of each now): as WeightTable.weighed_bag."""
+        distinct, counts, indexes, keys = self.bag(tokens)
+        return distinct, counts, self.weights_in(indexes, keys)
+
     def changes_of(self, keys: list[int]) -> list[list[int] | None]:
         """The journal's summed changes of each key (None: no record holds it), asked for in one batch."""
         return self._state.changes.many(keys)

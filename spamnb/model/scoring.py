@@ -286,10 +286,15 @@ class WeightTable:
         except ValueError as error:
             raise self._error(error) from None
 
-    def weights_in(self, indexes: list[int], keys: list[int]) -> list[float | None]:
-        """λ of each token of a bag (its positions and keys), None where the model never saw it."""
-        weights = self._weights
-        return [None if index < 0 else weights[index] for index in indexes]
+    def weighed_bag(self, tokens: list[str]) -> tuple[list[str], list[int], list[float | None]]:
+        """bag's distinct tokens and counts, with each one's λ (None where the
+        model never saw it); the tokens met before are answered from the
+        core's memory of them: a bulk run (`evaluate`) meets the same words
+        again and again."""
+        try:
+            return self._table.weighed_bag(tokens)
+        except ValueError as error:
+            raise self._error(error) from None
 
     def message_terms(self, raw: bytes, tokenizer, presence: bool) -> tuple[list[float], int, int]:
         """(nonzero x_w λ_w of the known tokens in order of first appearance,
@@ -368,9 +373,9 @@ def score_terms(terms: list[float], known: int, distinct: int, rule: ScoringRule
 
 
 def _score_one(tokens, table, rule, presence, cutoffs, explain) -> Score:
-    distinct, counts, indexes, keys = table.bag(tokens)
+    distinct, counts, weights = table.weighed_bag(tokens)
     known: list[tuple[str, float, int]] = []
-    for token, count, weight in zip(distinct, counts, table.weights_in(indexes, keys)):
+    for token, count, weight in zip(distinct, counts, weights):
         if weight:  # None: never seen; 0: no evidence, below min_strength, or left out by feature selection
             known.append((token, weight, 1 if presence else count))
     raw, kept = rule.raw([weight * times for _, weight, times in known])

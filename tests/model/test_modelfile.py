@@ -113,6 +113,9 @@ def test_a_bag_is_what_counting_and_looking_up_each_token_give():
     assert indexes == [table.index(token) for token in bag]
     assert found_keys == [token_key(token) for token in bag]
     assert table.bag([]) == ([], [], [], [])
+    weights = [None if index < 0 else table.weight(index) for index in indexes]
+    for _ in range(2):  # looked up, then answered from the tokens remembered
+        assert table.weighed_bag(message) == (distinct, counts, weights)
 
 
 def test_same_counts_give_the_same_file_whatever_the_order_learned(tmp_path):
