@@ -85,6 +85,7 @@ struct KeyTable {
     block: usize,
     checked: Mutex<Vec<bool>>,
     known: Mutex<AHashMap<Box<str>, Option<f32>>>,
+    places: Mutex<AHashMap<Box<str>, (i64, u64)>>,
 }
 
 /// Tokens looked up, remembered: mail repeats its words, so in a bulk run
@@ -146,6 +147,7 @@ impl KeyTable {
             block: block_size,
             checked: Mutex::new(Vec::new()),
             known: Mutex::new(AHashMap::new()),
+            places: Mutex::new(AHashMap::new()),
         };
         let blocks = Table::new(bytes_of(&table.keys), bytes_of(&table.weights), bytes_of(&table.first),
                                 table.crcs.as_ref().map(bytes_of), block_size)
@@ -174,33 +176,49 @@ impl KeyTable {
     /// collections.Counter gives them), with how often it occurs, its entry
     /// (-1 when the model never saw it) and its key: what scoring a message
     /// by counts (scorer.LiveTable) and `learn` read per token, in one call
-    /// instead of a Python step and a lookup call per token.
+    /// instead of a Python step and a lookup call per token.  The tokens met
+    /// before are answered from the table's memory of them: a long-lived
+    /// process (serve, its learning workers) meets the same words again and
+    /// again.
     #[allow(clippy::type_complexity)] // the four parallel lists Python unpacks
     fn bag<'py>(&self, tokens: Vec<Bound<'py, PyString>>)
                 -> PyResult<(Vec<Bound<'py, PyString>>, Vec<u64>, Vec<i64>, Vec<u64>)> {
         let (order, counts) = distinct_tokens(&tokens)?;
         let table = self.table();
         let mut checked = self.checked.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
-        // Keyed first, each key's block asked for as it is made, looked up
-        // after: as message_terms does, the hashing hides the reads' waits.
-        let mut keys = Vec::with_capacity(order.len());
-        let mut spots = Vec::with_capacity(order.len());
-        for &at in &order {
+        let mut places = self.places.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
+        // The tokens not remembered keyed first, each key's block asked for as
+        // it is made, and looked up after: as message_terms does, the hashing
+        // hides the reads' waits.  Remembered as message_terms remembers
+        // weights (a str holding a lone surrogate, no &str, is not).
+        let (mut indexes, mut keys) = (vec![-1; order.len()], vec![0; order.len()]);
+        let mut unknown = Vec::new();
+        for (slot, &at) in order.iter().enumerate() {
+            let text = tokens[at].to_str().ok();
+            if let Some(&(index, key)) = text.and_then(|text| places.get(text)) {
+                (indexes[slot], keys[slot]) = (index, key);
+                continue;
+            }
             let key = key_of(&tokens[at])?;
             let spot = table.spot(key);
             if let Some(spot) = spot {
                 table.prefetch(spot);
             }
-            keys.push(key);
-            spots.push(spot);
+            keys[slot] = key;
+            unknown.push((slot, spot, text));
         }
-        let mut indexes = Vec::with_capacity(order.len());
-        for (&key, spot) in keys.iter().zip(spots) {
+        for (slot, spot, text) in unknown {
             let found = match spot {
-                Some(spot) => table.index_at(key, spot, &mut checked).map_err(table_error)?,
+                Some(spot) => table.index_at(keys[slot], spot, &mut checked).map_err(table_error)?,
                 None => None, // before the first block: not in the model
             };
-            indexes.push(found.map_or(-1, |at| at as i64));
+            indexes[slot] = found.map_or(-1, |at| at as i64);
+            if let Some(text) = text.filter(|text| found.is_some() || !is_pair(text)) {
+                if places.len() >= KNOWN_LIMIT {
+                    places.clear();
+                }
+                places.insert(text.into(), (indexes[slot], keys[slot]));
+            }
         }
         let distinct = order.iter().map(|&at| tokens[at].clone()).collect();
         Ok((distinct, counts, indexes, keys))

@@ -166,8 +166,7 @@ class LiveTable:
         self._base_totals = [int(total) for total in meta["totals"]]
         self._base_messages = [int(count) for count in meta["messages"]]
         self._base_vocabulary = int(meta["vocabulary"])
-        self._known: dict[int, float | None] = {}  # key → λ, until the journal state changes
-        self._bagged: tuple = (None, None)  # (token list, its bag)
+        self._known: dict[str, float | None] = {}  # token → λ, until the journal state changes
         self.refresh()
 
     def refresh(self) -> None:
@@ -187,23 +186,32 @@ class LiveTable:
         """Messages learned as `label` (0 ham, 1 spam), the journal included."""
         return self._base_messages[label] + self._state.messages[label]
 
-    # λ of the tokens weighed, by key: a long-lived scorer (serve) meets the
-    # same words again and again; emptied when full, so mail of unique
-    # tokens cannot grow it.
+    # λ of the tokens weighed, by token: a long-lived scorer (serve) meets the
+    # same words again and again, and a dict probe is then all such a token
+    # costs; emptied when full, so mail of unique tokens cannot grow it.
     KNOWN_LIMIT = 1 << 18
 
     def bag(self, tokens: list[str]) -> tuple[list[str], list[int], list[int], list[int]]:
-        """(distinct tokens, how often each occurs, base index or -1, key):
-        WeightTable.bag of the base.  The last token list's bag is kept:
-        `learn` scores a message, then counts that same list (learnrule.py)."""
-        if tokens is not self._bagged[0]:
-            self._bagged = (tokens, self._base.bag(tokens))
-        return self._bagged[1]
+        """(distinct tokens, how often each occurs, base index or -1, key): WeightTable.bag of the base."""
+        return self._base.bag(tokens)
 
     def weighed_bag(self, tokens: list[str]) -> tuple[list[str], list[int], list[float | None]]:
-        """(distinct tokens, how often each occurs, λ of each now): as WeightTable.weighed_bag."""
-        distinct, counts, indexes, keys = self.bag(tokens)
-        return distinct, counts, self.weights_in(indexes, keys)
+        """(distinct tokens in order of first appearance, how often each
+        occurs, λ of each now): the tokens weighed since the journal state
+        last changed answered from memory, the others looked up in one bag."""
+        counts: dict[str, int] = {}
+        for token in tokens:
+            counts[token] = counts.get(token, 0) + 1
+        known = self._known
+        new = [token for token in counts if token not in known]
+        if new:
+            if len(known) + len(new) > self.KNOWN_LIMIT:
+                known.clear()
+                new = list(counts)
+            _, _, indexes, keys = self._base.bag(new)
+            known.update(zip(new, [self._weight(index, key, change) for index, key, change
+                                   in zip(indexes, keys, self.changes_of(keys))]))
+        return list(counts), list(counts.values()), [known[token] for token in counts]
 
     def changes_of(self, keys: list[int]) -> list[list[int] | None]:
         """The journal's summed changes of each key (None: no record holds it), asked for in one batch."""
@@ -227,17 +235,6 @@ class LiveTable:
         if n_ham + n_spam <= 0:
             return None  # every message that held it was forgotten
         return n_ham, n_spam
-
-    def weights_in(self, indexes: list[int], keys: list[int]) -> list[float | None]:
-        """λ of each token of a bag (its base indexes and keys), None where the model does not hold it."""
-        known = self._known
-        asked = [(index, key) for index, key in zip(indexes, keys) if key not in known]
-        if asked:
-            if len(known) + len(asked) > self.KNOWN_LIMIT:
-                known.clear()
-            for (index, key), change in zip(asked, self.changes_of([key for _, key in asked])):
-                known[key] = self._weight(index, key, change)
-        return [known[key] for key in keys]
 
     def _weight(self, index: int, key: int, change: list[int] | None) -> float | None:
         found = self.counts_at(index, change)
