@@ -1,5 +1,7 @@
 //! Python bindings for token keys.
 
+use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::sync::Mutex;
 
 use ahash::AHashMap;
@@ -41,6 +43,36 @@ fn token_keys<'py>(py: Python<'py>, tokens: Vec<Bound<'py, PyString>>) -> PyResu
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// The distinct tokens of a list in order of first appearance (as
+/// collections.Counter gives them): their places in `tokens`, and how often
+/// each occurs.  Told apart by their bytes: UTF-8, or for a str holding a
+/// lone surrogate Python's surrogatepass encoding, which no UTF-8 equals.
+fn distinct_tokens(tokens: &[Bound<'_, PyString>]) -> PyResult<(Vec<usize>, Vec<u64>)> {
+    let mut texts: Vec<Cow<'_, [u8]>> = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        texts.push(match token.to_str() {
+            Ok(text) => Cow::Borrowed(text.as_bytes()),
+            Err(_) => {
+                let encoded = token.call_method1("encode", ("utf-8", "surrogatepass"))?;
+                Cow::Owned(encoded.downcast::<PyBytes>()?.as_bytes().to_vec())
+            }
+        });
+    }
+    let mut first: AHashMap<&[u8], usize> = AHashMap::with_capacity(tokens.len());
+    let (mut order, mut counts) = (Vec::new(), Vec::new());
+    for (at, text) in texts.iter().enumerate() {
+        match first.entry(text.as_ref()) {
+            Entry::Occupied(seen) => counts[*seen.get()] += 1,
+            Entry::Vacant(new) => {
+                new.insert(order.len());
+                order.push(at);
+                counts.push(1);
+            }
+        }
+    }
+    Ok((order, counts))
+}
+
 /// A model file's scoring sections (keys, weights, block index, block CRCs),
 /// looked up where they lie: each a C-contiguous buffer of bytes (a
 /// memoryview of the mapped file), held for the table's life.
@@ -53,6 +85,7 @@ struct KeyTable {
     block: usize,
     checked: Mutex<Vec<bool>>,
     known: Mutex<AHashMap<Box<str>, Option<f32>>>,
+    places: Mutex<AHashMap<Box<str>, (i64, u64)>>,
 }
 
 /// Tokens looked up, remembered: mail repeats its words, so in a bulk run
@@ -114,6 +147,7 @@ impl KeyTable {
             block: block_size,
             checked: Mutex::new(Vec::new()),
             known: Mutex::new(AHashMap::new()),
+            places: Mutex::new(AHashMap::new()),
         };
         let blocks = Table::new(bytes_of(&table.keys), bytes_of(&table.weights), bytes_of(&table.first),
                                 table.crcs.as_ref().map(bytes_of), block_size)
@@ -135,6 +169,108 @@ impl KeyTable {
             Ok(None) => Ok(-1),
             Err(error) => Err(table_error(error)),
         }
+    }
+
+    /// bag(tokens) -> (distinct, counts, indexes, keys): a message's tokens,
+    /// each distinct one once in order of first appearance (as
+    /// collections.Counter gives them), with how often it occurs, its entry
+    /// (-1 when the model never saw it) and its key: what scoring a message
+    /// by counts (scorer.LiveTable) and `learn` read per token, in one call
+    /// instead of a Python step and a lookup call per token.  The tokens met
+    /// before are answered from the table's memory of them: a long-lived
+    /// process (serve, its learning workers) meets the same words again and
+    /// again.
+    #[allow(clippy::type_complexity)] // the four parallel lists Python unpacks
+    fn bag<'py>(&self, tokens: Vec<Bound<'py, PyString>>)
+                -> PyResult<(Vec<Bound<'py, PyString>>, Vec<u64>, Vec<i64>, Vec<u64>)> {
+        let (order, counts) = distinct_tokens(&tokens)?;
+        let table = self.table();
+        let mut checked = self.checked.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
+        let mut places = self.places.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
+        // The tokens not remembered keyed first, each key's block asked for as
+        // it is made, and looked up after: as message_terms does, the hashing
+        // hides the reads' waits.  Remembered as message_terms remembers
+        // weights (a str holding a lone surrogate, no &str, is not).
+        let (mut indexes, mut keys) = (vec![-1; order.len()], vec![0; order.len()]);
+        let mut unknown = Vec::new();
+        for (slot, &at) in order.iter().enumerate() {
+            let text = tokens[at].to_str().ok();
+            if let Some(&(index, key)) = text.and_then(|text| places.get(text)) {
+                (indexes[slot], keys[slot]) = (index, key);
+                continue;
+            }
+            let key = key_of(&tokens[at])?;
+            let spot = table.spot(key);
+            if let Some(spot) = spot {
+                table.prefetch(spot);
+            }
+            keys[slot] = key;
+            unknown.push((slot, spot, text));
+        }
+        for (slot, spot, text) in unknown {
+            let found = match spot {
+                Some(spot) => table.index_at(keys[slot], spot, &mut checked).map_err(table_error)?,
+                None => None, // before the first block: not in the model
+            };
+            indexes[slot] = found.map_or(-1, |at| at as i64);
+            if let Some(text) = text.filter(|text| found.is_some() || !is_pair(text)) {
+                if places.len() >= KNOWN_LIMIT {
+                    places.clear();
+                }
+                places.insert(text.into(), (indexes[slot], keys[slot]));
+            }
+        }
+        let distinct = order.iter().map(|&at| tokens[at].clone()).collect();
+        Ok((distinct, counts, indexes, keys))
+    }
+
+    /// weighed_bag(tokens) -> (distinct, counts, weights): bag's distinct
+    /// tokens and counts, with each token's λ (None when the model never saw
+    /// it): a token list scored (explanations, chunks, `evaluate`), the
+    /// tokens met before answered from the table's memory of them, as
+    /// message_terms answers them.
+    #[allow(clippy::type_complexity)] // the three parallel lists Python unpacks
+    fn weighed_bag<'py>(&self, tokens: Vec<Bound<'py, PyString>>)
+                        -> PyResult<(Vec<Bound<'py, PyString>>, Vec<u64>, Vec<Option<f32>>)> {
+        let (order, counts) = distinct_tokens(&tokens)?;
+        let table = self.table();
+        let mut checked = self.checked.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
+        let mut known = self.known.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
+        // As message_terms: the tokens not remembered keyed first, each key's
+        // block asked for as it is made, and looked up after.  A str holding a
+        // lone surrogate (no &str) is looked up by its key, not remembered.
+        let mut weights: Vec<Option<f32>> = Vec::with_capacity(order.len());
+        let mut unknown = Vec::new();
+        for (slot, &at) in order.iter().enumerate() {
+            let text = tokens[at].to_str().ok();
+            if let Some(weight) = text.and_then(|text| known.get(text)) {
+                weights.push(*weight);
+                continue;
+            }
+            let key = key_of(&tokens[at])?;
+            let spot = table.spot(key);
+            if let Some(spot) = spot {
+                table.prefetch(spot);
+            }
+            unknown.push((slot, key, spot, text));
+            weights.push(None);
+        }
+        for (slot, key, spot, text) in unknown {
+            let found = match spot {
+                Some(spot) => table.index_at(key, spot, &mut checked).map_err(table_error)?,
+                None => None, // before the first block: not in the model
+            };
+            let weight = found.map(|at| table.weight(at));
+            if let Some(text) = text.filter(|text| weight.is_some() || !is_pair(text)) {
+                if known.len() >= KNOWN_LIMIT {
+                    known.clear();
+                }
+                known.insert(text.into(), weight);
+            }
+            weights[slot] = weight;
+        }
+        let distinct = order.iter().map(|&at| tokens[at].clone()).collect();
+        Ok((distinct, counts, weights))
     }
 
     /// message_terms(raw, options, presence) -> (terms, known, distinct): the
@@ -210,6 +346,27 @@ impl KeyTable {
     }
 }
 
+/// journal_keys_increasing(keys) -> bool: whether a journal record's keys
+/// (bytes, u64 little-endian) are strictly increasing (core/src/model/journal.rs).
+#[pyfunction]
+fn journal_keys_increasing(keys: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let keys = contiguous(keys)?;
+    Ok(crate::model::journal::strictly_increasing(bytes_of(&keys)))
+}
+
+/// journal_sums(records, keys) -> list[list[int] | None]: for each key, its
+/// four count changes summed over the journal records (keys, changes) that
+/// hold it, each a buffer of the record's little-endian bytes; None where
+/// no record does (core/src/model/journal.rs).
+#[pyfunction]
+fn journal_sums(records: Vec<(Bound<'_, PyAny>, Bound<'_, PyAny>)>, keys: Vec<u64>) -> PyResult<Vec<Option<[i64; 4]>>> {
+    let buffers = records.iter().map(|(keys, changes)| Ok((contiguous(keys)?, contiguous(changes)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let slices: Vec<(&[u8], &[u8])> = buffers.iter().map(|(keys, changes)| (bytes_of(keys), bytes_of(changes))).collect();
+    crate::model::journal::sums(&slices, &keys)
+        .map_err(|_| PyValueError::new_err("a journal record's keys and changes disagree in size"))
+}
+
 /// json_nested_deeper_than(text: bytes, limit) -> bool: whether JSON's
 /// brackets nest deeper than `limit`, or do not nest at all.
 #[pyfunction]
@@ -257,6 +414,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(block_crcs, m)?)?;
     m.add_class::<KeyTable>()?;
     m.add_function(wrap_pyfunction!(json_nested_deeper_than, m)?)?;
+    m.add_function(wrap_pyfunction!(journal_keys_increasing, m)?)?;
+    m.add_function(wrap_pyfunction!(journal_sums, m)?)?;
     m.add_function(wrap_pyfunction!(token_key, m)?)?;
     m.add_function(wrap_pyfunction!(token_keys, m)?)?;
     Ok(())

@@ -22,8 +22,6 @@ from __future__ import annotations
 # The C module: see app/fastpath.py (signal.py's enums cost a cold classify about 7 ms).
 import _signal as signal  # type: ignore[import-not-found]  # CPython's private C module, no stubs
 
-DEFAULT_TIMEOUT = 10.0
-
 
 class MessageTimeout(BaseException):
     """Scoring one message took longer than its deadline.

@@ -14,10 +14,12 @@ from __future__ import annotations
 import os
 
 from ..errors import OptionError
-from .deadline import DEFAULT_TIMEOUT
 
 # The longest --timeout: past a billion seconds a deadline means "none", which 0 says.
 MAX_SECONDS = 1e9
+# --timeout's default in seconds (deadline.py applies the deadline): declared
+# with the option, so that a `learn` need not import deadline.py to parse.
+DEFAULT_TIMEOUT = 10.0
 
 SCORE_FORMATS = ("text", "tsv", "json", "jsonl")
 

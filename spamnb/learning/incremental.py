@@ -143,31 +143,40 @@ class _Appending(Learner):
         return self._digests.label(digest)  # the journal's changes, this run's included, then the base
 
     def count(self, tokens: list[str], label: int, sign: int) -> None:
-        from collections import Counter
-
-        table, state, moved = self._table, self._state, self.moved
-        for token, times in Counter(tokens).items():
-            found = table.counts_of(token)
+        table, state, moved, mine = self._table, self._state, self.moved, self.changes
+        distinct, counts, indexes, keys = table.bag(tokens)
+        # The journal's sums of this message's keys, looked up at once; `made`:
+        # those this loop added to the state (two tokens of one key would meet it).
+        made: dict[int, list[int]] = {}
+        total = vocabulary = 0  # the message's moves of T_label and V, added once after the loop
+        for token, times, index, key, journaled in zip(distinct, counts, indexes, keys, table.changes_of(keys)):
+            journaled = made.get(key, journaled)
+            found = table.counts_at(index, journaled)
             if sign < 0 and found is None:
                 continue  # never seen (or pruned): nothing to take out
-            index, key = table.place(token)
-            before = 0 if found is None else found[1] + found[2]
-            if before + sign * times < 0 or (found is not None and found[1 + label] + sign * times < 0):
+            step = sign * times
+            before = 0 if found is None else found[0] + found[1]
+            if before + step < 0 or (found is not None and found[label] + step < 0):
                 raise ValueError("unlearning a message that was never learned: counts went negative")
-            if found is None and key not in state.changes and index < 0:
-                self.new_tokens[key] = token
-                state.new_tokens[key] = token
-            for target in (self.changes, state.changes):
-                change = target.setdefault(key, [0, 0, 0, 0])
-                change[label] += sign * times
-                change[2 + label] += sign
-            moved["totals"][label] += sign * times
-            state.totals[label] += sign * times
-            after = before + sign * times
-            if (before > 0) != (after > 0):
-                step = 1 if after > 0 else -1
-                moved["vocabulary"] += step
-                state.vocabulary += step
+            if journaled is None:
+                journaled = made[key] = state.changes.start(key)
+                if found is None and index < 0:
+                    self.new_tokens[key] = token
+                    state.new_tokens[key] = token
+            change = mine.get(key)
+            if change is None:
+                change = mine[key] = [0, 0, 0, 0]
+            change[label] += step
+            change[2 + label] += sign
+            journaled[label] += step
+            journaled[2 + label] += sign
+            total += step
+            if (before > 0) != (before + step > 0):
+                vocabulary += 1 if before + step > 0 else -1
+        moved["totals"][label] += total
+        state.totals[label] += total
+        moved["vocabulary"] += vocabulary
+        state.vocabulary += vocabulary
         if table.messages(label) + sign < 0:
             raise ValueError("unlearning a message that was never learned: counts went negative")
         moved["messages"][label] += sign

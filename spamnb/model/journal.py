@@ -38,7 +38,7 @@ from bisect import bisect_left
 from struct import Struct, calcsize, pack, unpack
 
 from .. import jsoncodec
-from .._core import crc32
+from .._core import crc32, journal_keys_increasing, journal_sums
 
 TYPE_CHECKING = False  # mypy reads this name as true; these names are for the type checker only
 if TYPE_CHECKING:
@@ -80,6 +80,13 @@ def _native(code: str, data) -> Sequence[int]:
     if _LITTLE_ENDIAN:
         return memoryview(raw).cast(code)  # type: ignore[call-overload]  # the struct code is known only at run time
     return unpack(f"<{len(raw) // calcsize('<' + code)}{code}", raw)
+
+
+def _stored(code: str, numbers) -> bytes | memoryview:
+    """Numbers _native made, as the little-endian bytes they were read from."""
+    if _LITTLE_ENDIAN:
+        return numbers.cast("B")  # _native's view of those very bytes
+    return _little(code, numbers)
 
 
 def encode(header: dict, changes: dict[int, list[int]], new_tokens: dict[int, str]) -> bytes:
@@ -143,11 +150,11 @@ def decode(payload) -> Record:
     if not isinstance(header, dict):
         raise ValueError("record header is not an object")
     _check_header(header)
-    keys, changes = _native("Q", parts[1]), _native("i", parts[2])
     # Strictly increasing, as encode() writes them: a reader finds a key by
     # bisection (JournalState.changes), and must find what folding finds.
-    if not all(map(int.__lt__, keys, keys[1:])):  # a view, not a copy, of the keys after the first
+    if not journal_keys_increasing(parts[1]):
         raise ValueError("record keys are not in order")
+    keys, changes = _native("Q", parts[1]), _native("i", parts[2])
     new_keys, lengths = _native("Q", parts[3]), _native("I", parts[4])
     raw = bytes(parts[5])
     if sum(lengths) != len(raw):
@@ -217,7 +224,9 @@ class _Changes:
     bisection in each record, until those searches have stepped through
     as many record entries as the journal holds: then it is added up once
     (a journal of many small records, the online protocol's one message a
-    `learn`: 200 records made each search 200 steps).  The lists handed out are the state's own:
+    `learn`: 200 records made each search 200 steps).  A message's keys
+    asked for at once (many()) are summed in the core, every record searched
+    there.  The lists handed out are the state's own:
     `learn` adds a message's changes to them in place, as to a dict's
     values.  Whole-journal uses (keys(), values(), len(): folding it into
     a base) add everything up once, the per-key answers given so far kept."""
@@ -230,18 +239,22 @@ class _Changes:
         self._known: dict[int, list[int] | None] = {}
         self._whole: dict[int, list[int]] | None = None
 
-    def _find(self, key: int) -> list[int] | None:
-        known = self._known
-        if key in known:
-            return known[key]
+    def _present_keys(self) -> set:
+        """Every key some record holds (built once, in C)."""
         if self._present is None:
-            present = set()
+            present: set = set()
             for keys, _ in self._records:
                 present.update(keys)
             self._present = present
             self._entries = sum(len(keys) for keys, _ in self._records)
+        return self._present
+
+    def _find(self, key: int) -> list[int] | None:
+        known = self._known
+        if key in known:
+            return known[key]
         total = None
-        if key in self._present:
+        if key in self._present_keys():
             self._searches += 1
             if self._searches * len(self._records) > self._entries:
                 return self.whole().get(key)
@@ -261,6 +274,20 @@ class _Changes:
         found = self._whole.get(key) if self._whole is not None else self._find(key)
         return default if found is None else found
 
+    def many(self, keys: list[int]) -> list[list[int] | None]:
+        """get() of each of `keys`, in order: those not asked for before
+        summed over the records in one call into the core, not a bisection
+        per key and record (a Python step each)."""
+        whole = self._whole
+        if whole is not None:
+            return whole.many(keys) if isinstance(whole, _Overlay) else [whole.get(key) for key in keys]
+        known = self._known
+        asked = [key for key in keys if key not in known]
+        if asked:
+            stored = [(_stored("Q", held), _stored("i", changes)) for held, changes in self._records]
+            known.update(zip(asked, journal_sums(stored, asked)))
+        return [known[key] for key in keys]
+
     def __contains__(self, key: int) -> bool:
         return self.get(key) is not None
 
@@ -279,6 +306,16 @@ class _Changes:
         else:
             self._known[key] = default
         return default
+
+    def start(self, key: int) -> list[int]:
+        """setdefault(key, [0, 0, 0, 0]) for a key the caller was just told
+        (by many) that no record and no learn holds: its new sums, the state's own."""
+        fresh = [0, 0, 0, 0]
+        if self._whole is not None:
+            self._whole[key] = fresh
+        else:
+            self._known[key] = fresh
+        return fresh
 
     def whole(self) -> dict[int, list[int]]:
         """Every key's sums, as one dict (computed once)."""
@@ -353,6 +390,18 @@ class _Overlay(dict):
                 return default
             found = self[key] = list(shared)
         return found
+
+    def many(self, keys: list[int]) -> list[list[int] | None]:
+        """get() of each of `keys`, in order, the shared sums asked for in one batch."""
+        answers = [dict.get(self, key) for key in keys]
+        asked = [key for key, answer in zip(keys, answers) if answer is None]
+        if not asked:
+            return answers
+        shared = self._shared
+        theirs = shared.many(asked) if isinstance(shared, _Changes) else [shared.get(key) for key in asked]
+        copies = {key: list(found) for key, found in zip(asked, theirs) if found is not None}
+        dict.update(self, copies)
+        return [copies.get(key) if answer is None else answer for key, answer in zip(keys, answers)]
 
     def _whole_journal(self, *_):
         raise NotImplementedError("a learner's overlay answers lookups only; read the journal whole "

@@ -139,12 +139,6 @@ def journal_scoring(options: TrainOptions) -> bool:
             and options.min_df <= 1 and options.max_features == 0)
 
 
-PLACES_LIMIT = 1 << 16
-"""Tokens whose (index, key) a base keeps for the LiveTables over it: it lives
-as long as a learning process keeps the base warm (incremental._warm),
-so mail full of unique tokens must not grow it past ~10 MB."""
-
-
 class LiveTable:
     """The weight table of a model with a journal: λ of each token computed
     from its counts, the base's plus the journal's changes, by the rule of
@@ -172,8 +166,7 @@ class LiveTable:
         self._base_totals = [int(total) for total in meta["totals"]]
         self._base_messages = [int(count) for count in meta["messages"]]
         self._base_vocabulary = int(meta["vocabulary"])
-        self._known: dict[str, float | None] = {}
-        self._places = base.places
+        self._known: dict[str, float | None] = {}  # token → λ, until the journal state changes
         self.refresh()
 
     def refresh(self) -> None:
@@ -193,22 +186,43 @@ class LiveTable:
         """Messages learned as `label` (0 ham, 1 spam), the journal included."""
         return self._base_messages[label] + self._state.messages[label]
 
-    def place(self, token: str) -> tuple[int, int]:
-        """(base index or -1, key) of a token, looked up once."""
-        found = self._places.get(token)
-        if found is None:
-            if len(self._places) >= PLACES_LIMIT:
-                self._places.clear()
-            found = self._places[token] = (self._base.index(token), token_key(token))
-        return found
+    # λ of the tokens weighed, by token: a long-lived scorer (serve) meets the
+    # same words again and again, and a dict probe is then all such a token
+    # costs; emptied when full, so mail of unique tokens cannot grow it.
+    KNOWN_LIMIT = 1 << 18
 
-    def counts_of(self, token: str) -> tuple[int, int, int] | None:
-        """(base index or -1, N_ham, N_spam) now; None when the model does not hold the token."""
-        index, key = self.place(token)
+    def bag(self, tokens: list[str]) -> tuple[list[str], list[int], list[int], list[int]]:
+        """(distinct tokens, how often each occurs, base index or -1, key): WeightTable.bag of the base."""
+        return self._base.bag(tokens)
+
+    def weighed_bag(self, tokens: list[str]) -> tuple[list[str], list[int], list[float | None]]:
+        """(distinct tokens in order of first appearance, how often each
+        occurs, λ of each now): the tokens weighed since the journal state
+        last changed answered from memory, the others looked up in one bag."""
+        counts: dict[str, int] = {}
+        for token in tokens:
+            counts[token] = counts.get(token, 0) + 1
+        known = self._known
+        new = [token for token in counts if token not in known]
+        if new:
+            if len(known) + len(new) > self.KNOWN_LIMIT:
+                known.clear()
+                new = list(counts)
+            _, _, indexes, keys = self._base.bag(new)
+            known.update(zip(new, [self._weight(index, key, change) for index, key, change
+                                   in zip(indexes, keys, self.changes_of(keys))]))
+        return list(counts), list(counts.values()), [known[token] for token in counts]
+
+    def changes_of(self, keys: list[int]) -> list[list[int] | None]:
+        """The journal's summed changes of each key (None: no record holds it), asked for in one batch."""
+        return self._state.changes.many(keys)
+
+    def counts_at(self, index: int, change: list[int] | None) -> tuple[int, int] | None:
+        """(N_ham, N_spam) now of a token from its base index (-1: not in the base)
+        and its journal change (changes_of); None when the model does not hold it."""
         n_ham = n_spam = 0
         if index >= 0:
             n_ham, n_spam = self._occurrences[index], self._occurrences[self._size + index]
-        change = self._state.changes.get(key)
         if change is not None:
             n_ham += change[0]
             n_spam += change[1]
@@ -220,29 +234,19 @@ class LiveTable:
             raise ModelError("the model's journal takes out more than it holds; not usable, retrain it")
         if n_ham + n_spam <= 0:
             return None  # every message that held it was forgotten
-        return index, n_ham, n_spam
+        return n_ham, n_spam
 
-    def weight_of(self, token: str) -> float | None:
-        try:
-            return self._known[token]
-        except KeyError:
-            pass
-        found = self.counts_of(token)
+    def _weight(self, index: int, key: int, change: list[int] | None) -> float | None:
+        found = self.counts_at(index, change)
         if found is None:
-            weight = None
-        elif not self.scorable:
-            weight = 0.0
-        elif self._keyword_keys is not None and self.place(token)[1] not in self._keyword_keys:
-            weight = 0.0
-        else:
-            options = self._options
-            # No document counts: the rule reads them only for what journal_scoring excludes.
-            weight, _ = token_weights(found[1:], None, self._messages, self._totals, self._vocabulary,
-                                      options.event_model, options.alpha, options.robinson, options.min_strength,
-                                      SCALARS)
-        if len(self._known) >= WeightTable.KNOWN_LIMIT:
-            self._known.clear()
-        self._known[token] = weight
+            return None
+        if not self.scorable or (self._keyword_keys is not None and key not in self._keyword_keys):
+            return 0.0
+        options = self._options
+        # No document counts: the rule reads them only for what journal_scoring excludes.
+        weight, _ = token_weights(found, None, self._messages, self._totals, self._vocabulary,
+                                  options.event_model, options.alpha, options.robinson, options.min_strength,
+                                  SCALARS)
         return weight
 
 

@@ -263,11 +263,6 @@ class WeightTable:
                  where: str = "model") -> None:
         self._weights = _as_native(weights, "f")
         self._where = where
-        self._known: dict[str, float | None] = {}
-        # token → (index here or -1, key), for the LiveTables over this base
-        # (scorer.py): kept with the base, so a process that learns again and
-        # again (incremental._warm) hashes a token once, not at each learn.
-        self.places: dict[str, tuple[int, int]] = {}
         self._table = KeyTable(_as_bytes(keys), _as_bytes(weights), _as_bytes(block_first),
                                None if block_crcs is None else _as_bytes(block_crcs), block_size)
 
@@ -278,6 +273,26 @@ class WeightTable:
         """The token's position, or -1 when the model never saw it."""
         try:
             return self._table.index(token_key(token))
+        except ValueError as error:
+            raise self._error(error) from None
+
+    def bag(self, tokens: list[str]) -> tuple[list[str], list[int], list[int], list[int]]:
+        """A message's tokens as (the distinct ones in order of first
+        appearance, how often each occurs, its position here or -1 when the
+        model never saw it, its key): one call into the core, not a Python
+        step and a lookup per token."""
+        try:
+            return self._table.bag(tokens)
+        except ValueError as error:
+            raise self._error(error) from None
+
+    def weighed_bag(self, tokens: list[str]) -> tuple[list[str], list[int], list[float | None]]:
+        """bag's distinct tokens and counts, with each one's λ (None where the
+        model never saw it); the tokens met before are answered from the
+        core's memory of them: a bulk run (`evaluate`) meets the same words
+        again and again."""
+        try:
+            return self._table.weighed_bag(tokens)
         except ValueError as error:
             raise self._error(error) from None
 
@@ -301,24 +316,6 @@ class WeightTable:
 
     def weight(self, index: int) -> float:
         return self._weights[index]
-
-    # Tokens looked up, remembered: mail repeats its words, so in a bulk run
-    # most lookups are one dict probe instead of a hash and two searches
-    # (classify of the spamassassin test part: 540,000 lookups, 90 % repeats).
-    KNOWN_LIMIT = 1 << 18
-
-    def weight_of(self, token: str) -> float | None:
-        """λ of the token, or None when the model never saw it."""
-        try:
-            return self._known[token]
-        except KeyError:
-            pass
-        index = self.index(token)
-        weight = None if index < 0 else self._weights[index]
-        if len(self._known) >= self.KNOWN_LIMIT:
-            self._known.clear()
-        self._known[token] = weight
-        return weight
 
 
 def _as_bytes(buffer) -> memoryview:
@@ -376,13 +373,9 @@ def score_terms(terms: list[float], known: int, distinct: int, rule: ScoringRule
 
 
 def _score_one(tokens, table, rule, presence, cutoffs, explain) -> Score:
-    from collections import Counter  # only explanations, chunks and a journal's live weights score here
-
-    bag = Counter(tokens)
+    distinct, counts, weights = table.weighed_bag(tokens)
     known: list[tuple[str, float, int]] = []
-    weight_of = table.weight_of
-    for token, count in bag.items():
-        weight = weight_of(token)
+    for token, count, weight in zip(distinct, counts, weights):
         if weight:  # None: never seen; 0: no evidence, below min_strength, or left out by feature selection
             known.append((token, weight, 1 if presence else count))
     raw, kept = rule.raw([weight * times for _, weight, times in known])
@@ -402,6 +395,6 @@ def _score_one(tokens, table, rule, presence, cutoffs, explain) -> Score:
         # lines add up to the log-odds (to rounding in the last bits).
         terms = [("calibration offset" if rule.calibrated else "bias (prior log-odds)", rule.offset)]
         factor = (rule.scale, divisor, len(kept))
-    return Score(log_odds=log_odds, probability=p, label=label, tokens_known=len(known), tokens_distinct=len(bag),
+    return Score(log_odds=log_odds, probability=p, label=label, tokens_known=len(known), tokens_distinct=len(distinct),
                  effects=effects, terms=terms, factor=factor, raw=raw,
                  reason=too_little_evidence(len(known)) if raw != raw else None)

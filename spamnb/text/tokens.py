@@ -29,7 +29,6 @@ to today's (bigrams, α 0.1, min strength 2) score 0.046 / 0.003, sd 0.052 / 0.0
 
 from __future__ import annotations
 
-from . import stopwords as _stopwords
 from .._core import (HEADER_PRESETS, MAX_EXPANDERS, MAX_SEGMENTED_CHARS, TOKENIZER_DEFAULTS,  # noqa: F401
                      TOKENIZER_VERSION, normalise, parse_headers, registered_domain, text_tokens, token_part,
                      tokenize, url_host, url_tokens, wants_header)
@@ -39,6 +38,14 @@ from ..record import Record
 # spec is read and which fields are read (never spamnb's own status fields)
 # have their one home in the core, which applies them to every message:
 # core/src/text/tokens/options.rs, with the measurements behind each choice.
+
+
+def _builtin_stopwords() -> frozenset[str]:
+    # Imported here: a model's options name their stop words, so opening one
+    # (a fresh `learn` or `classify`) never makes the default list.
+    from .stopwords import builtin
+
+    return builtin()
 
 
 class TokenizerOptions(Record):
@@ -53,7 +60,7 @@ class TokenizerOptions(Record):
 
     __slots__ = ("headers", "stopwords", "bigrams", "fold_variants")
     _defaults = TOKENIZER_DEFAULTS
-    _factories = {"stopwords": _stopwords.builtin}
+    _factories = {"stopwords": _builtin_stopwords}
     _frozen = True
     headers: tuple[str, ...]
     stopwords: frozenset[str]

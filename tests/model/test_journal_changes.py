@@ -57,3 +57,21 @@ def test_a_reader_catching_up_with_appended_records_sees_them_all():
         sums = expected(parsed)
         assert [state.changes.get(key) for key in range(300)] == [sums.get(key) for key in range(300)]
         assert state.messages == [40, 0] and state.records == 40
+
+
+def test_keys_asked_for_at_once_get_what_each_asked_alone_gets():
+    parsed = records(5, 30, 12)
+    sums = expected(parsed)
+    state = JournalState()
+    for record in parsed:
+        state.apply(record)
+    alone = state.changes.get(parsed[0].keys[0])  # asked before: the same list handed out again
+    asked = [301, *range(300), parsed[0].keys[0]]
+    answers = state.changes.many(asked)
+    assert answers == [sums.get(key) for key in asked]
+    assert answers[-1] is alone and state.changes.get(asked[5]) is answers[5]
+    learner = state.learner_copy(first=True)  # a learn's own copies, over the shared sums
+    copies = learner.changes.many(asked)
+    assert copies == answers and copies[-1] is not alone
+    copies[-1][0] += 1  # as learn adds to them: the shared sums stay as they were
+    assert state.changes.get(parsed[0].keys[0]) == sums[parsed[0].keys[0]]

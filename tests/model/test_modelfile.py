@@ -97,6 +97,27 @@ def test_key_index_finds_every_token_of_a_large_vocabulary():
     assert table.weight(table.index("发票")) == position[token_key("发票")]
 
 
+def test_a_bag_is_what_counting_and_looking_up_each_token_give():
+    from collections import Counter
+
+    tokens = [f"token{i}" for i in range(3000)] + ["发票", ""]
+    keys = np.array(sorted(map(token_key, tokens)), dtype="<u8")
+    weights = np.arange(len(tokens), dtype="<f4")
+    table = WeightTable(keys, weights, keys[::64].copy(),
+                        np.array(block_crcs(keys.tobytes(), weights.tobytes(), 64), dtype="<u4"), 64)
+    # Repeats, tokens the model lacks, and a lone surrogate (a token read back from an old model).
+    message = ["发票", "token7", "unseen", "token7", "\udc80x", "", "发票", "\udc80x", "token2999", "token7"]
+    distinct, counts, indexes, found_keys = table.bag(message)
+    bag = Counter(message)
+    assert distinct == list(bag) and counts == list(bag.values())
+    assert indexes == [table.index(token) for token in bag]
+    assert found_keys == [token_key(token) for token in bag]
+    assert table.bag([]) == ([], [], [], [])
+    weights = [None if index < 0 else table.weight(index) for index in indexes]
+    for _ in range(2):  # looked up, then answered from the tokens remembered
+        assert table.weighed_bag(message) == (distinct, counts, weights)
+
+
 def test_same_counts_give_the_same_file_whatever_the_order_learned(tmp_path):
     first, second = TokenCounts(), TokenCounts()
     first.add([["cheap", "pills"], ["lunch", "notes"]], [1, 0])

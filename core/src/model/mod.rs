@@ -2,6 +2,7 @@
 //! of scoring.
 
 pub mod counting;
+pub mod journal;
 pub mod keys;
 pub mod meta;
 pub mod positions;
