@@ -75,3 +75,20 @@ def test_keys_asked_for_at_once_get_what_each_asked_alone_gets():
     assert copies == answers and copies[-1] is not alone
     copies[-1][0] += 1  # as learn adds to them: the shared sums stay as they were
     assert state.changes.get(parsed[0].keys[0]) == sums[parsed[0].keys[0]]
+
+
+def test_a_batch_too_large_for_the_journal_adds_it_up_whole_and_answers_the_same():
+    from spamnb.model.journal import BATCH_STEPS_PER_ENTRY
+
+    parsed = records(7, 200, 2)  # many records of few keys: a batch would bisect each record per key
+    sums = expected(parsed)
+    entries = sum(len(record.keys) for record in parsed)
+    small, large = list(range(3)), list(range(300))
+    assert len(small) * len(parsed) <= BATCH_STEPS_PER_ENTRY * entries < len(large) * len(parsed)
+    state = JournalState()
+    for record in parsed:
+        state.apply(record)
+    assert state.changes.many(small) == [sums.get(key) for key in small]
+    assert state.changes._whole is None  # bisected in the core
+    assert state.changes.many(large) == [sums.get(key) for key in large]
+    assert state.changes._whole is not None  # added up once instead
