@@ -63,7 +63,7 @@ def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray],
     # is room enough; the running count made in that type and shifted in place
     # (cumsum's default int64 and its copies were 20 bytes a column at once).
     places = np.cumsum(present, dtype=np.int32 if len(present) < 2**31 else np.intp)
-    places -= 1
+    np.subtract(places, 1, out=places)
     ids = places[at]
     del places
     del at
