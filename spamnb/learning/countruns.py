@@ -160,7 +160,7 @@ def merged_in_core(runs: list[Run]) -> Run | None:
                                out_keys, out_counts)
         if written is None:
             return None
-        return Run(out_keys[:written].copy(), np.ascontiguousarray(out_counts[:written].T))
+        return Run(_cut(out_keys, written), np.ascontiguousarray(_cut(out_counts, written).T))
     lengths = [np.ascontiguousarray(r.lengths, dtype=np.uint32) for r in runs]
     texts = [np.ascontiguousarray(r.text, dtype=np.uint8) for r in runs]
     out_lengths = np.empty(total, dtype=np.uint32)
@@ -169,7 +169,15 @@ def merged_in_core(runs: list[Run]) -> Run | None:
     if done is None:
         return None
     entries, size = done
-    return Run(out_keys[:entries].copy(), lengths=out_lengths[:entries].copy(), text=out_text[:size].copy())
+    return Run(_cut(out_keys, entries), lengths=_cut(out_lengths, entries), text=_cut(out_text, size))
+
+
+def _cut(array: np.ndarray, length: int) -> np.ndarray:
+    """A merge's output array cut to its first `length` entries (rows), in
+    place (realloc): a copy of the part would hold both at once, a run's
+    size more at each summing and spill of the reading process."""
+    array.resize((length, *array.shape[1:]), refcheck=False)
+    return array
 
 
 def combine(runs: list[Run]) -> Run:
@@ -207,13 +215,13 @@ class SpilledRun:
         return (".keys", ".counts") if self.has_counts else (".keys", ".lengths", ".text")
 
     def append(self, run: Run) -> None:
-        arrays = [run.keys.astype("<u8")]
+        arrays = [run.keys.astype("<u8", copy=False)]  # no copy of keys already little-endian
         if self.has_counts:
             assert run.counts is not None  # a run of this spill's kind
             arrays.append(np.ascontiguousarray(run.counts.T, dtype="<u4"))  # entry-major: a chunk is one read
         else:
             assert run.lengths is not None and run.text is not None  # without counts, a run has text
-            arrays += [run.lengths.astype("<u4"), run.text]
+            arrays += [run.lengths.astype("<u4", copy=False), run.text]
         for suffix, array in zip(self._suffixes(), arrays):
             with open(self.prefix + suffix, "ab") as handle:
                 write_array(handle, array)

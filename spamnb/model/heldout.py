@@ -59,8 +59,13 @@ def held_out_raw_scores_by_key(columns: KeyColumns, documents: list[np.ndarray],
     present = np.zeros(len(columns.keys), dtype=bool)
     present[at] = True
     mine = np.flatnonzero(present)
-    # Each entry's place among the block's columns, 4 bytes an entry where that is room enough.
-    ids = (np.cumsum(present) - 1).astype(np.int32 if len(present) < 2**31 else np.intp)[at]
+    # Each entry's place among the block's columns, 4 bytes an entry where that
+    # is room enough; the running count made in that type and shifted in place
+    # (cumsum's default int64 and its copies were 20 bytes a column at once).
+    places = np.cumsum(present, dtype=np.int32 if len(present) < 2**31 else np.intp)
+    np.subtract(places, 1, out=places)
+    ids = places[at]
+    del places
     del at
     # Copies in the counts' own type (32 bits from training's store): every
     # count holds what the block took out of it, so none goes below 0, and
