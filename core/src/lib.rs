@@ -23,24 +23,6 @@ use pyo3::prelude::*;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-extern "C" {
-    /// mimalloc's option setter (in the library libmimalloc-sys links in; that
-    /// crate declares it only under its `extended` feature, whose `cty`
-    /// dependency this build does not have).
-    fn mi_option_set(option: std::os::raw::c_int, value: std::os::raw::c_long);
-}
-
-/// mi_option_purge_delay in mimalloc v2's mi_option_t (include/mimalloc.h;
-/// Cargo.toml pins v2, whose enum differs from v3's).
-const MI_OPTION_PURGE_DELAY: std::os::raw::c_int = 15;
-
-/// Milliseconds mimalloc waits before it gives freed pages back.  v2's 10
-/// had a training worker give back and fault in again the pages of every
-/// batch: 6 % more wall time for `train -j 2` of 75,000 synthetic messages
-/// (system time 9.1-9.4 -> 11.4-11.7 s); at 100 the time is v3's again and
-/// a worker holds 2 MB more than at 10 (107 against 105 MB over 80 batches).
-const PURGE_DELAY_MS: std::os::raw::c_long = 100;
-
 /// _panic(why): panics, for the tests of how Python turns a panic of the
 /// core into a verdict or an error (nothing else calls it).
 #[pyfunction]
@@ -54,8 +36,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // front end reports it in its own way (app/verdict.py); the default hook
     // would also print a Rust backtrace note into a mail system's log.
     std::panic::set_hook(Box::new(|_| {}));
-    // SAFETY: a plain setter of a number, thread-safe, valid at any time.
-    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
     m.add("PanicException", m.py().get_type::<pyo3::panic::PanicException>())?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     py_mail::register(m)?;
