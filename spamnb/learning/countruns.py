@@ -175,7 +175,9 @@ def merged_in_core(runs: list[Run]) -> Run | None:
 def _cut(array: np.ndarray, length: int) -> np.ndarray:
     """A merge's output array cut to its first `length` entries (rows), in
     place (realloc): a copy of the part would hold both at once, a run's
-    size more at each summing and spill of the reading process."""
+    size more at each summing and spill of the reading process.  Only for
+    arrays no view refers to (refcheck is off: a realloc may move the data):
+    merged_in_core's own, made there and lent to the core for its call only."""
     array.resize((length, *array.shape[1:]), refcheck=False)
     return array
 
