@@ -197,10 +197,7 @@ class ModelBuild:
         runs under it first (see training.train_file); `phases` is told when
         the counts are merged, weighed, calibrated and written.  `copies`: how
         many times each sample message is counted (training.near_errors_by_key)."""
-        if self._text_run is None:
-            self.take_text(tally, phases)
-        if self._counts_run is None:
-            self.merge_counts(tally, sample)
+        # take_text and merge_counts first (training.train_file calls them in that order).
         assert self._text_run is not None and self._counts_run is not None and self._gathered is not None
         text_run, counts_run, gathered, extra = self._text_run, self._counts_run, self._gathered, self._extra
         scratch, path = self.scratch, self.path
