@@ -117,11 +117,60 @@ fn contiguous(object: &Bound<'_, PyAny>) -> PyResult<PyBuffer<u8>> {
 }
 
 /// A lookup failure as ValueError(kind, detail): ("corrupt", block) or ("unusable", why).
-fn table_error(error: TableError) -> PyErr {
-    match error {
-        TableError::Corrupt(block) => PyValueError::new_err(("corrupt", block)),
-        TableError::Unusable(why) => PyValueError::new_err(("unusable", why)),
+impl From<TableError> for PyErr {
+    fn from(error: TableError) -> Self {
+        match error {
+            TableError::Corrupt(block) => PyValueError::new_err(("corrupt", block)),
+            TableError::Unusable(why) => PyValueError::new_err(("unusable", why)),
+        }
     }
+}
+
+/// Tokens looked up in `table`, each answered by what `remember(entry, key)`
+/// makes of its entry (None: the model never saw it) and its key, and kept
+/// in `memory` by its text: mail repeats its words, so the tokens met before
+/// are one probe of it.  The others are keyed first, each key's cache lines in
+/// the mapped file asked for as it is made, and looked up after: the hashing
+/// of the next tokens hides the wait for those reads (a bulk run looks up ~150
+/// keys a message, mostly word pairs met once, each a cache miss when read in
+/// turn).  Token `i` is `text(i)`, keyed by `key_of(i)`; one with no text (a
+/// str holding a lone surrogate, which no &str holds) is looked up, never
+/// remembered, and a word pair is remembered only when the model knows it.
+fn looked_up<'t, V: Copy + Default, E: From<TableError>>(table: &Table<'_>, checked: &mut [bool], memory: &mut AHashMap<Box<str>, V>,
+                                       count: usize, text: impl Fn(usize) -> Option<&'t str>,
+                                       mut key_of: impl FnMut(usize) -> Result<u64, E>,
+                                       remember: impl Fn(Option<usize>, u64) -> V) -> Result<Vec<V>, E> {
+    let mut answers = Vec::with_capacity(count);
+    let mut unknown: Vec<(usize, u64, Option<Spot>, Option<&'t str>)> = Vec::new();
+    for slot in 0..count {
+        let token = text(slot);
+        if let Some(answer) = token.and_then(|token| memory.get(token)) {
+            answers.push(*answer);
+            continue;
+        }
+        let key = key_of(slot)?;
+        let spot = table.spot(key);
+        if let Some(spot) = spot {
+            table.prefetch(spot);
+        }
+        unknown.push((slot, key, spot, token));
+        answers.push(V::default());
+    }
+    for (slot, key, spot, token) in unknown {
+        let found = match spot {
+            Some(spot) => table.index_at(key, spot, checked)?,
+            None => None, // before the first block: not in the model
+        };
+        let answer = remember(found, key);
+        if let Some(token) = token.filter(|token| found.is_some() || !is_pair(token)) {
+            if memory.len() >= KNOWN_LIMIT {
+                memory.clear();
+            }
+            memory.insert(token.into(), answer);
+        }
+        answers[slot] = answer;
+    }
+    Ok(answers)
 }
 
 impl KeyTable {
@@ -167,7 +216,7 @@ impl KeyTable {
         match self.table().index(key, &mut checked) {
             Ok(Some(at)) => Ok(at as i64),
             Ok(None) => Ok(-1),
-            Err(error) => Err(table_error(error)),
+            Err(error) => Err(error.into()),
         }
     }
 
@@ -184,42 +233,12 @@ impl KeyTable {
     fn bag<'py>(&self, tokens: Vec<Bound<'py, PyString>>)
                 -> PyResult<(Vec<Bound<'py, PyString>>, Vec<u64>, Vec<i64>, Vec<u64>)> {
         let (order, counts) = distinct_tokens(&tokens)?;
-        let table = self.table();
         let mut checked = self.checked.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
         let mut places = self.places.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
-        // The tokens not remembered keyed first, each key's block asked for as
-        // it is made, and looked up after: as message_terms does, the hashing
-        // hides the reads' waits.  Remembered as message_terms remembers
-        // weights (a str holding a lone surrogate, no &str, is not).
-        let (mut indexes, mut keys) = (vec![-1; order.len()], vec![0; order.len()]);
-        let mut unknown = Vec::new();
-        for (slot, &at) in order.iter().enumerate() {
-            let text = tokens[at].to_str().ok();
-            if let Some(&(index, key)) = text.and_then(|text| places.get(text)) {
-                (indexes[slot], keys[slot]) = (index, key);
-                continue;
-            }
-            let key = key_of(&tokens[at])?;
-            let spot = table.spot(key);
-            if let Some(spot) = spot {
-                table.prefetch(spot);
-            }
-            keys[slot] = key;
-            unknown.push((slot, spot, text));
-        }
-        for (slot, spot, text) in unknown {
-            let found = match spot {
-                Some(spot) => table.index_at(keys[slot], spot, &mut checked).map_err(table_error)?,
-                None => None, // before the first block: not in the model
-            };
-            indexes[slot] = found.map_or(-1, |at| at as i64);
-            if let Some(text) = text.filter(|text| found.is_some() || !is_pair(text)) {
-                if places.len() >= KNOWN_LIMIT {
-                    places.clear();
-                }
-                places.insert(text.into(), (indexes[slot], keys[slot]));
-            }
-        }
+        let found = looked_up(&self.table(), &mut checked, &mut places, order.len(),
+                              |slot| tokens[order[slot]].to_str().ok(), |slot| key_of(&tokens[order[slot]]),
+                              |entry, key| (entry.map_or(-1, |at| at as i64), key))?;
+        let (indexes, keys) = found.into_iter().unzip();
         let distinct = order.iter().map(|&at| tokens[at].clone()).collect();
         Ok((distinct, counts, indexes, keys))
     }
@@ -236,39 +255,9 @@ impl KeyTable {
         let table = self.table();
         let mut checked = self.checked.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
         let mut known = self.known.lock().map_err(|_| PyValueError::new_err("a table lock was poisoned"))?;
-        // As message_terms: the tokens not remembered keyed first, each key's
-        // block asked for as it is made, and looked up after.  A str holding a
-        // lone surrogate (no &str) is looked up by its key, not remembered.
-        let mut weights: Vec<Option<f32>> = Vec::with_capacity(order.len());
-        let mut unknown = Vec::new();
-        for (slot, &at) in order.iter().enumerate() {
-            let text = tokens[at].to_str().ok();
-            if let Some(weight) = text.and_then(|text| known.get(text)) {
-                weights.push(*weight);
-                continue;
-            }
-            let key = key_of(&tokens[at])?;
-            let spot = table.spot(key);
-            if let Some(spot) = spot {
-                table.prefetch(spot);
-            }
-            unknown.push((slot, key, spot, text));
-            weights.push(None);
-        }
-        for (slot, key, spot, text) in unknown {
-            let found = match spot {
-                Some(spot) => table.index_at(key, spot, &mut checked).map_err(table_error)?,
-                None => None, // before the first block: not in the model
-            };
-            let weight = found.map(|at| table.weight(at));
-            if let Some(text) = text.filter(|text| weight.is_some() || !is_pair(text)) {
-                if known.len() >= KNOWN_LIMIT {
-                    known.clear();
-                }
-                known.insert(text.into(), weight);
-            }
-            weights[slot] = weight;
-        }
+        let weights = looked_up(&table, &mut checked, &mut known, order.len(),
+                                |slot| tokens[order[slot]].to_str().ok(), |slot| key_of(&tokens[order[slot]]),
+                                |entry, _| entry.map(|at| table.weight(at)))?;
         let distinct = order.iter().map(|&at| tokens[at].clone()).collect();
         Ok((distinct, counts, weights))
     }
@@ -296,42 +285,9 @@ impl KeyTable {
             let poisoned = |_| TableError::Unusable("a table lock was poisoned".into());
             let mut checked = self.checked.lock().map_err(poisoned)?;
             let mut known = self.known.lock().map_err(|_| TableError::Unusable("a table lock was poisoned".into()))?;
-            // The tokens not remembered are keyed first, each key's cache
-            // lines in the mapped file asked for as it is made, and looked up
-            // after: the hashing of the next tokens hides the wait for those
-            // reads (a bulk run looks up ~150 keys a message, mostly word
-            // pairs met once, each a cache miss when read in turn).
-            let mut weights: Vec<Option<f32>> = Vec::with_capacity(order.len());
-            let mut unknown: Vec<(usize, u64, Option<Spot>)> = Vec::new();
-            for (at, token) in order.iter().enumerate() {
-                match known.get(*token) {
-                    Some(weight) => weights.push(*weight),
-                    None => {
-                        let key = keys::token_key(token);
-                        let spot = table.spot(key);
-                        if let Some(spot) = spot {
-                            table.prefetch(spot);
-                        }
-                        unknown.push((at, key, spot));
-                        weights.push(None);
-                    }
-                }
-            }
-            for (at, key, spot) in unknown {
-                let token = order[at];
-                let found = match spot {
-                    Some(spot) => table.index_at(key, spot, &mut checked)?,
-                    None => None, // before the first block: not in the model
-                };
-                let weight = found.map(|at| table.weight(at));
-                if weight.is_some() || !is_pair(token) {
-                    if known.len() >= KNOWN_LIMIT {
-                        known.clear();
-                    }
-                    known.insert(token.into(), weight);
-                }
-                weights[at] = weight;
-            }
+            let weights = looked_up(&table, &mut checked, &mut known, order.len(), |slot| Some(order[slot]),
+                                    |slot| Ok(keys::token_key(order[slot])),
+                                    |entry, _| entry.map(|at| table.weight(at)))?;
             let mut terms = Vec::new();
             for (token, weight) in order.iter().zip(weights) {
                 if let Some(weight) = weight.filter(|weight| *weight != 0.0) {
@@ -342,7 +298,7 @@ impl KeyTable {
             let known = terms.len();
             Ok((terms, known, order.len()))
         });
-        found.map_err(table_error)
+        found.map_err(PyErr::from)
     }
 }
 
