@@ -136,7 +136,7 @@ class ModelHolder:
         file is the same one (inode, header) and only grew; False otherwise."""
         from ..files import open_regular
         from ..model.journal import read_records
-        from ..model.modelfile import PREFIX
+        from ..model.modelread import PREFIX
         from ..model.scorer import LiveTable
 
         previous = self.signature

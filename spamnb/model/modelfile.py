@@ -50,21 +50,15 @@ the writers' lock, backups and appending a journal record, modelstore.py's.
 from __future__ import annotations
 
 import os
-from struct import Struct
 
 # crc32: the core's, several times faster than zlib's over a mapped model
 # (and zlib, loaded only to compress or decompress a section).
 from .._core import crc32
 from .. import jsoncodec
 from ..errors import ModelError
+from .modelread import ALIGN, FORMAT_VERSION, MAGIC, PREFIX  # noqa: F401  # the prefix and alignment readers check
 from .modelstore import atomic_write
 
-MAGIC = b"SPAMNB\x1a\n"
-FORMAT_VERSION = 3
-READABLE_VERSIONS = (2, 3)
-"""Version 3 added the journal (and `body_length`); a version 2 file is a base with none."""
-PREFIX = Struct("<8sIIQII")
-ALIGN = 8
 _U4_MAX = 2**32 - 1
 BLOCK_KEYS = 512
 """Keys per checked block: 4 KiB of keys, 2 KiB of weights."""
@@ -74,26 +68,12 @@ def _pad(length: int) -> int:
     return -length % ALIGN
 
 
-def itemsize_of(dtype: str) -> int:
-    return int(dtype[2:]) if dtype[:2] in ("<u", "<f", "<i", "|u", "|i") else 0
-
-
 def shuffle_bytes(data: bytes, itemsize: int) -> bytes:
     """Byte k of every item together, k = 0..itemsize-1 (Blosc's shuffle):
     the high bytes of small counts are all zero and compress to nothing."""
     if itemsize <= 1:
         return data
     return b"".join(data[k::itemsize] for k in range(itemsize))
-
-
-def unshuffle_bytes(data: bytes, itemsize: int) -> bytes:
-    if itemsize <= 1:
-        return data
-    count = len(data) // itemsize
-    out = bytearray(len(data))
-    for k in range(itemsize):
-        out[k::itemsize] = data[k * count:(k + 1) * count]
-    return bytes(out)
 
 
 def write_model(path: str | os.PathLike, meta: dict, sections: dict,

@@ -1,5 +1,7 @@
 """Reading a model file, checked: every failure is a one-line ModelError,
-never a wrong score (the layout is modelfile.py's).
+never a wrong score (the layout is modelfile.py's; the prefix, versions and
+alignment a reader checks are declared here, so that opening a model to
+score or learn imports nothing of writing one).
 
 The prefix, the header's checksum and its section table are checked on
 opening (parse_model, check_layout), before a byte of a section is read or
@@ -11,15 +13,37 @@ from __future__ import annotations
 
 import mmap
 import os
+from struct import Struct
 
 from .._core import crc32, json_nested_deeper_than  # linear, and spares a model open `import re`
 from .. import jsoncodec
 from ..errors import ModelError
-from .modelfile import ALIGN, FORMAT_VERSION, MAGIC, PREFIX, READABLE_VERSIONS, itemsize_of, unshuffle_bytes
+
+MAGIC = b"SPAMNB\x1a\n"
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (2, 3)
+"""Version 3 added the journal (and `body_length`); a version 2 file is a base with none."""
+PREFIX = Struct("<8sIIQII")
+ALIGN = 8
 
 TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on the scoring path
 if TYPE_CHECKING:
     from .journal import JournalState
+
+
+def itemsize_of(dtype: str) -> int:
+    return int(dtype[2:]) if dtype[:2] in ("<u", "<f", "<i", "|u", "|i") else 0
+
+
+def unshuffle_bytes(data: bytes, itemsize: int) -> bytes:
+    """modelfile.shuffle_bytes undone: each item's bytes together again."""
+    if itemsize <= 1:
+        return data
+    count = len(data) // itemsize
+    out = bytearray(len(data))
+    for k in range(itemsize):
+        out[k::itemsize] = data[k * count:(k + 1) * count]
+    return bytes(out)
 
 
 class ModelFile:
