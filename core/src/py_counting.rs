@@ -136,6 +136,14 @@ fn key_positions(py: Python<'_>, sorted: PyBuffer<u64>, needles: PyBuffer<u64>, 
     Ok(())
 }
 
+/// sorted_position(sorted, key) -> int: bisect.bisect_left(sorted, key) in
+/// a sorted u64 array (a learn finds a message's digest among the model's
+/// without importing bisect for one search).
+#[pyfunction]
+fn sorted_position(sorted: PyBuffer<u64>, key: u64) -> PyResult<usize> {
+    Ok(elements(&sorted)?.partition_point(|&known| known < key))
+}
+
 fn overlap(a: &std::ops::Range<usize>, b: &std::ops::Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
 }
@@ -217,6 +225,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenCounter>()?;
     m.add_function(wrap_pyfunction!(distinct_keys, m)?)?;
     m.add_function(wrap_pyfunction!(key_positions, m)?)?;
+    m.add_function(wrap_pyfunction!(sorted_position, m)?)?;
     m.add_function(wrap_pyfunction!(merge_counts, m)?)?;
     m.add_function(wrap_pyfunction!(merge_text, m)?)?;
     Ok(())

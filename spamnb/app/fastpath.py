@@ -82,7 +82,7 @@ def learn(wanted: dict) -> int:
     # What learn_file imports when it reads and appends, imported here, before
     # the collector is on (_started).
     from ..learning import labelled
-    from ..model import journal, modelfile, modelread, modelstore, opening, scorer  # noqa: F401
+    from ..model import journal, modelread, modelstore, scorer  # noqa: F401
 
     _started()
     try:

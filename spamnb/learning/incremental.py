@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import os
 import time
-from bisect import bisect_left
 
+from .._core import sorted_position
 from ..model.labels import HAM, SPAM
 from .learnrule import Learner, learn_messages
 
@@ -113,7 +113,7 @@ class _Digests:
         changed = self._changed.get(digest)
         if changed is not None:
             return None if changed < 0 else changed
-        at = bisect_left(self._keys, digest)
+        at = sorted_position(self._keys, digest) if self._keys else 0
         if at < len(self._keys) and self._keys[at] == digest:
             label = self._classes[at]
             if label not in (HAM, SPAM):
@@ -202,11 +202,10 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     instead (see the module docstring); then nothing was read from the
     messages and nothing written."""
     from ..model.journal import JournalState, encode, today
-    from ..model.modelfile import PREFIX
+    from ..model.modelread import PREFIX
     from ..model.modelread import read_model
     from ..model.modelstore import append_record
-    from ..model.opening import open_scorer
-    from ..model.scorer import LiveTable, journal_scoring
+    from ..model.scorer import LiveTable, NeedsWholeLoad, Scorer, journal_scoring
     from .labelled import LearnFlags, LearnReport, check_paths, tokenized_messages
 
     model_file = read_model(path, verify=False)
@@ -219,7 +218,10 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
         from ..errors import ModelError
 
         raise ModelError(f"model {path} is not usable ({error}); retrain it") from None
-    scorer = open_scorer(path, model_file, base=warm.base)
+    try:
+        scorer = Scorer.open(path, model_file, base=warm.base)
+    except NeedsWholeLoad:
+        return None  # a journal only the whole load can fold in: so is this learn
     if not journal_scoring(scorer.options):
         return None
     state, torn = model_file.journal()
@@ -302,7 +304,6 @@ def _learn_locked(path, spam, ham, flags, options, options_given, newer_than):
     """learn_file's work, under the model's lock: (LearnReport, created)."""
     from ..errors import ModelError, OptionError
     from ..model.modelstore import check_writable
-    from ..model.opening import open_scorer
 
     created = not os.path.exists(path)
     if options is None and (created or options_given):
@@ -312,9 +313,12 @@ def _learn_locked(path, spam, ham, flags, options, options_given, newer_than):
 
         options = TrainOptions()
     if not created:
-        if options_given and options != open_scorer(path).options:
-            raise OptionError(f"{', '.join(options_given)}: training options apply only when learn creates "
-                              f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
+        if options_given:
+            from ..model.opening import open_scorer
+
+            if options != open_scorer(path).options:
+                raise OptionError(f"{', '.join(options_given)}: training options apply only when learn creates "
+                                  f"a model, and {path} has others (retrain it with `spamnb train` to change them)")
         report = learn_appending(path, spam, ham, flags, newer_than=newer_than)
         if report is not None:
             return report, False

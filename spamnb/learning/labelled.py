@@ -19,7 +19,6 @@ from ..model.options import TrainOptions
 from ..record import Record
 from ..mail.sources import RawMessage, Skipped, display, looks_like_mail, read_messages
 from ..text.tokens import TokenizerOptions, message_tokens
-from ..workers import Batches
 
 TYPE_CHECKING = False  # mypy reads this name as true; these names are for the type checker only
 if TYPE_CHECKING:
@@ -180,11 +179,17 @@ def tokenized_messages(sources: Iterable[tuple[int, str]], options: TrainOptions
     see workers.py) decodes and tokenizes batches of messages; without one,
     each message is tokenized here as it is read.
     """
+    if executor is None:
+        # No batches: workers.py (a tenth of a millisecond of a fresh `learn`'s start) is for a pool.
+        for label, raw in labelled_messages(sources, report, progress, newer_than):
+            yield label, message_tokens(raw.data, options.tokenizer), raw.origin, message_digest(raw.data)
+        return
+    from ..workers import Batches
+
     ready: list = []  # results collected, oldest first, until they are handed on
     batches = Batches(tokenize_batch, lambda tags, results: ready.extend(zip(tags, results)),
                       args=(options.tokenizer,), workers=workers, executor=executor,
-                      batch_items=1 if executor is None else BATCH_MESSAGES,
-                      batch_bytes=None if executor is None else BATCH_BYTES)
+                      batch_items=BATCH_MESSAGES, batch_bytes=BATCH_BYTES)
 
     def done() -> Iterator[tuple[int, list[str], str, int]]:
         taken = ready[:]

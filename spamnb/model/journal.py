@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import sys
 import time
-from bisect import bisect_left
 from struct import Struct, calcsize, pack, unpack
 
 from .. import jsoncodec
@@ -265,6 +264,8 @@ class _Changes:
             self._searches += 1
             if self._searches * len(self._records) > self._entries:
                 return self.whole().get(key)
+            from bisect import bisect_left  # this per-key search only: a batch is summed in the core (many)
+
             total = [0, 0, 0, 0]
             for keys, changes in self._records:
                 at = bisect_left(keys, key)

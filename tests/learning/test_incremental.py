@@ -20,6 +20,7 @@ from spamnb.model.model import Model
 from spamnb.model.modelread import read_model
 from spamnb.model.scorer import LiveTable, Scorer
 from spamnb.learning.training import learn as learn_rewriting, train
+from spamnb._core import token_key
 
 SPAM = sorted((SAMPLE / "mail" / "spam").iterdir())
 HAM = sorted((SAMPLE / "mail" / "ham").iterdir())
@@ -197,6 +198,42 @@ def test_other_event_models_are_rewritten_whole(tmp_path):
     report, _ = learn_file(path, ham=[str(SPAM[0])], flags=LearnFlags(relabel=True))
     assert report.relabelled == 1
     assert read_model(path).journal_bytes == 0 and os.stat(path).st_ino != inode
+
+
+def test_messages_the_base_was_trained_on_are_found_by_their_digests(half_model, tmp_path):
+    """Each of the base's 46 digests is found (skipped as a duplicate, or a
+    conflict under the other label), and mail it never saw is learned."""
+    path = fresh(half_model, tmp_path)
+    trained = [str(p) for p in SPAM[:23]], [str(p) for p in HAM[:23]]
+    report, _ = learn_file(path, spam=trained[0], ham=trained[1])
+    assert (report.duplicates, report.learned["spam"], report.learned["ham"]) == (46, 0, 0)
+    report, _ = learn_file(path, spam=trained[1][:5] + [str(SPAM[30])])
+    assert (report.conflicts, report.learned["spam"]) == (5, 1)
+    assert read_model(path).journal_bytes > 0
+
+
+def test_a_journal_only_the_whole_load_can_fold_in_makes_learn_rewrite_whole(tmp_path):
+    """A Bernoulli model with a journal another writer appended: learn neither
+    appends to it nor fails; the rewrite folds the journal in, then learns."""
+    from spamnb.model import journal
+    from spamnb.model.options import TrainOptions
+
+    model, _ = train([str(SAMPLE / "mail" / "spam")], [str(SAMPLE / "mail" / "ham")],
+                     TrainOptions(event_model="bernoulli"))
+    path = str(tmp_path / "bernoulli.spamnb")
+    model.save(path)
+    header = {"messages": [0, 1], "totals": [0, 2], "vocabulary": 0, "day": 1, "learned": [], "recent": []}
+    with open(path, "ab") as file:
+        file.write(journal.encode(header, {token_key("qqzxv"): [0, 2, 0, 1]}, {token_key("qqzxv"): "qqzxv"}))
+    expected = Model.load(path)  # the journal folded in
+    stranger = tmp_path / "stranger.eml"
+    stranger.write_bytes(b"Subject: qqzxv\n\nqqzxv wwqxz\n")
+    learn_rewriting(expected, [str(stranger)], [], LearnFlags(force=True))
+    report, created = learn_file(path, spam=[str(stranger)], flags=LearnFlags(force=True))
+    assert (report.learned["spam"], created) == (1, False)
+    assert read_model(path).journal_bytes == 0
+    assert list(Model.load(path).messages) == list(expected.messages) == [model.messages[0], model.messages[1] + 2]
+    assert Model.load(path).lookup("qqzxv") == expected.lookup("qqzxv")
 
 
 def test_classify_and_a_full_load_agree_on_a_journal_model(half_model, tmp_path):
