@@ -13,6 +13,7 @@ pub mod text;
 mod py_charsets;
 mod py_chinese;
 mod py_counting;
+mod py_files;
 mod py_html;
 mod py_keys;
 mod py_mail;
@@ -45,5 +46,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_chinese::register(m)?;
     py_keys::register(m)?;
     py_counting::register(m)?;
+    py_files::register(m)?;
     Ok(())
 }

@@ -211,7 +211,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     model_file = read_model(path, verify=False)
     if model_file.version < 3 or "totals" not in model_file.meta:
         return None
-    base_identity = (model_file.identity, bytes(model_file.data[:PREFIX.size]))
+    base_identity = (model_file.identity, bytes(memoryview(model_file.data)[:PREFIX.size]))
     try:
         warm = _read_journal(model_file, base_identity)
     except ValueError as error:  # as open_scorer reports a journal that does not add up

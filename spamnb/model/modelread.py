@@ -11,11 +11,11 @@ section's or a block's the first time scoring needs it.
 
 from __future__ import annotations
 
-import mmap
 import os
 from struct import Struct
 
-from .._core import crc32, json_nested_deeper_than  # linear, and spares a model open `import re`
+# map_file: the core maps the model (the mmap module would be one more shared library to load).
+from .._core import crc32, json_nested_deeper_than, map_file  # linear, and spares a model open `import re`
 from .. import jsoncodec
 from ..errors import ModelError
 
@@ -151,7 +151,7 @@ def read_model(path: str | os.PathLike, verify: bool = True) -> ModelFile:
         with open_regular(path) as handle:
             info = os.fstat(handle.fileno())
             size = info.st_size
-            data = mmap.mmap(handle.fileno(), 0, prot=mmap.PROT_READ) if size else b""
+            data = map_file(handle.fileno()) if size else b""
     except FileNotFoundError:
         raise ModelError(f"no model at {path}; train one with `spamnb train`") from None
     except IsADirectoryError:
@@ -192,7 +192,9 @@ def _not_usable(path, why: str) -> ModelError:
 
 
 def parse_model(path, data) -> ModelFile:
-    if len(data) < len(MAGIC) or data[:len(MAGIC)] != MAGIC:
+    """The model file whose bytes are `data` (mapped or read), checked as read_model says."""
+    view = memoryview(data)
+    if len(data) < len(MAGIC) or view[:len(MAGIC)] != MAGIC:
         raise ModelError(f"{path} is not a spamnb model (no spamnb signature)")
     if len(data) < PREFIX.size:
         raise ModelError(f"model {path} is truncated")
@@ -208,7 +210,7 @@ def parse_model(path, data) -> ModelFile:
         raise ModelError(f"model {path} is truncated")
     if meta_length > MAX_META_BYTES:
         raise _not_usable(path, f"a header of {meta_length:,} bytes")
-    meta_bytes = data[PREFIX.size:body_start]
+    meta_bytes = view[PREFIX.size:body_start]
     if crc32(meta_bytes) != meta_crc:
         raise ModelError(f"model {path} is corrupt (header checksum mismatch); restore a backup or retrain")
     if json_nested_deeper_than(bytes(meta_bytes), MAX_META_DEPTH):

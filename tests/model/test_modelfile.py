@@ -67,6 +67,24 @@ def test_model_open_is_a_whole_load(tmp_path):
     assert type(Scorer.open(path)) is Scorer
 
 
+def test_a_mapped_model_is_read_only_and_keeps_the_file_it_mapped(tmp_path):
+    """The core's mapping (read_model) lends read-only bytes, and a reader keeps
+    the file it opened when a writer renames a new model into place."""
+    path = tmp_path / "m.spamnb"
+    small_model().save(path)
+    before = path.read_bytes()
+    model_file = read_model(path)
+    keys = model_file.stored("keys")
+    keys_bytes = bytes(keys)
+    with pytest.raises(TypeError):
+        memoryview(model_file.data)[0:1] = b"x"
+    small_model(extra_token="lottery").save(path)  # a new file renamed over it
+    assert path.read_bytes() != before
+    assert bytes(memoryview(model_file.data)) == before and len(model_file.data) == len(before)
+    del model_file
+    assert bytes(keys) == keys_bytes  # a view alone keeps the mapping
+
+
 def test_a_journal_scoring_cannot_apply_is_folded_in_by_a_whole_load(tmp_path):
     # A Bernoulli model's λ is not a token's count term plus one constant, so
     # a journal on one (not this spamnb's: its learn rewrites such a model
