@@ -46,7 +46,7 @@ from ..model.heldout import blocked_raw_scores_by_key
 from ..model.keyscores import KeyColumns, key_positions, unique_keys
 from ..model.learned import LearnedDigests
 from ..model.model import COMPRESSED, Model, file_meta
-from ..model.modelfile import BLOCK_KEYS, deflate_to_file, write_model_streamed
+from ..model.modelfile import BLOCK_KEYS, deflate_to_file, occurrence_crcs, write_model_streamed
 from ..model.modelstore import check_writable, locked
 from ..model.options import TrainOptions
 from ..progress import Phases
@@ -61,7 +61,7 @@ BUILD_CHUNK = 256 * BLOCK_KEYS
 # (each holds a piece of its section).
 DEFLATING_THREADS = 2
 SECTION_ORDER = ("keys", "weights", "block_first", "block_crcs", "token_lengths", "token_bytes",
-                 "occurrences", "documents", "last_seen")
+                 "occurrences", "occurrence_crcs", "documents", "last_seen")
 
 
 class SampleColumns:
@@ -255,13 +255,15 @@ class ModelBuild:
                                            whole_vocabulary=False)
                 weights = np.where(selected, weights, 0.0).astype("<f4")
                 keys = chunk.keys.astype("<u8")
+                stored = occurrences.astype(occurrence_type)  # a chunk is whole blocks: its checksums are the file's
                 pieces = {
                     files["keys"]: keys, files["weights"]: weights,
                     files["block_first"]: keys[::BLOCK_KEYS],
                     files["block_crcs"]: np.array(block_crcs(keys.tobytes(), weights.tobytes(), BLOCK_KEYS),
                                                   dtype="<u4"),
-                    files["occurrences"][HAM]: occurrences[HAM].astype(occurrence_type),
-                    files["occurrences"][SPAM]: occurrences[SPAM].astype(occurrence_type),
+                    files["occurrences"][HAM]: stored[HAM],
+                    files["occurrences"][SPAM]: stored[SPAM],
+                    files["occurrence_crcs"]: np.array(occurrence_crcs(stored), dtype="<u4"),
                     files["documents"][HAM]: documents[HAM].astype("<u4"),
                     files["documents"][SPAM]: documents[SPAM].astype("<u4"),
                     files["last_seen"]: np.full(len(chunk), day, dtype="<u4"),
@@ -282,7 +284,8 @@ class ModelBuild:
         shapes = {"keys": ("<u8", [vocabulary]), "weights": ("<f4", [vocabulary]),
                   "block_first": ("<u8", [blocks]), "block_crcs": ("<u4", [blocks]),
                   "token_lengths": ("<u4", [vocabulary]), "token_bytes": ("|u1", [text_bytes]),
-                  "occurrences": (occurrence_type, [2, vocabulary]), "documents": ("<u4", [2, vocabulary]),
+                  "occurrences": (occurrence_type, [2, vocabulary]), "occurrence_crcs": ("<u4", [blocks]),
+                  "documents": ("<u4", [2, vocabulary]),
                   "last_seen": ("<u4", [vocabulary])}
         sections: list[tuple] = [(name, *shapes[name], files[name] if isinstance(files[name], list) else [files[name]])
                     for name in SECTION_ORDER]

@@ -25,7 +25,7 @@ from .. import __version__
 from .counts import TokenCounts, still_counted
 from .labels import HAM, SPAM
 from ..errors import ModelError
-from .modelfile import BLOCK_KEYS, FORMAT_VERSION, check_u4, write_model
+from .modelfile import BLOCK_KEYS, FORMAT_VERSION, check_u4, occurrence_crcs, write_model
 from .modelread import MAX_TOKEN_BYTES, read_model
 from .calibration import FIT_MINIMUM_HAM, fit_cutoffs, fit_platt, tune_cutoffs
 from .options import TrainOptions
@@ -165,6 +165,7 @@ class Model(Scorer):
         assert self._selected is not None  # set by the caller
         weights = np.where(self._selected, computed.weights, 0.0).astype("<f4")
         keys = keys.astype("<u8")
+        occurrences = _narrow(check_u4("occurrence counts", occurrences))
         self._sections = {
             "keys": keys,
             "weights": weights,
@@ -172,7 +173,8 @@ class Model(Scorer):
             "block_crcs": np.array(block_crcs(keys.tobytes(), weights.tobytes(), BLOCK_KEYS), dtype="<u4"),
             "token_lengths": check_u4("token lengths", token_lengths),
             "token_bytes": token_bytes,
-            "occurrences": _narrow(check_u4("occurrence counts", occurrences)),
+            "occurrences": occurrences,
+            "occurrence_crcs": np.array(occurrence_crcs(occurrences), dtype="<u4"),
             "documents": check_u4("document counts", documents),
             "last_seen": last_seen.astype("<u4"),
             "digests": digests.astype("<u8"),
@@ -223,6 +225,9 @@ class Model(Scorer):
                     if int(lengths.sum(dtype=np.int64)) != meta["sections"]["token_bytes"]["shape"][0]:
                         raise ValueError("token lengths disagree with the token bytes")
                 model._sections[name] = np.array(model_file.array(name))
+            if "occurrence_crcs" not in model._sections:  # a file from before them: its next write has them
+                model._sections["occurrence_crcs"] = np.array(occurrence_crcs(model._sections["occurrences"]),
+                                                              dtype="<u4")
             model._file_size = model_file.size
             model.bias = float(meta["bias"])
             model._messages = np.array(messages, dtype=np.int64)
@@ -308,10 +313,12 @@ class Model(Scorer):
         blocks = -(-size // int(self.meta["block_size"])) if int(self.meta["block_size"]) > 0 else -1
         expected = {"weights": (size,), "token_lengths": (size,), "occurrences": (2, size),
                     "documents": (2, size), "last_seen": (size,), "block_first": (blocks,),
-                    "block_crcs": (blocks,)}
+                    "block_crcs": (blocks,), "occurrence_crcs": (blocks,)}
         for name, shape in expected.items():
-            if s[name].shape != shape:
+            if name in s and s[name].shape != shape:  # occurrence_crcs: not in a model written before it
                 raise ValueError(f"section {name} has shape {s[name].shape}, expected {shape}")
+        if "occurrence_crcs" in s and occurrence_crcs(s["occurrences"]) != s["occurrence_crcs"].tolist():
+            raise ValueError("the occurrence checksums disagree with the counts")
         if int(s["token_lengths"].sum(dtype=np.int64)) != len(s["token_bytes"]):
             raise ValueError("token lengths disagree with the token bytes")
         # Compared, not np.diff: a difference of unsigned keys wraps around

@@ -22,6 +22,11 @@ stored raw, so a reader maps them and touches only what a message needs:
         block_crcs     u4[B]    CRC-32 of each block's keys and weights
         occurrences    u2 or u4[2,V]   N_cw (ham row, spam row): with a journal,
                                 scoring computes λ from them (spamnb/model/scorer.py)
+        occurrence_crcs u4[B]   CRC-32 of each block's occurrence counts
+                                (modelread.occurrence_block_crc), so that
+                                scoring with a journal checks the blocks a
+                                message needs, not the whole section (a
+                                model without it is checked whole)
         digests, digest_classes u8[M], u1[M]   messages learned (sorted), and as what
 
 The rest, needed to learn, inspect and export, is compressed (codec
@@ -33,10 +38,11 @@ small counts in a fraction of their width):
         documents      u4[2,V]  D_cw
         last_seen      u4[V]    day number each token was last learned
 
-Checking: the metadata checksum always; a full load (learn, inspect, export)
-checks the whole body; classify checks the block index on opening and each
-block of keys and weights the first time a message needs it, so a damaged
-byte never reaches a score, and opening costs the same for a model of ten
+Checking: the metadata checksum always; a full load (inspect, export, a
+rewrite) checks the whole body; classify and learn check the block index on
+opening and each block of keys and weights (and, with a journal, of
+occurrence counts) the first time a message needs it, so a damaged byte
+never reaches a score, and opening costs the same for a model of ten
 thousand or ten million tokens.
 
 The magic's \\x1a\\n catch a file mangled by a text-mode transfer, as PNG's
@@ -56,7 +62,7 @@ import os
 from .._core import crc32
 from .. import jsoncodec
 from ..errors import ModelError
-from .modelread import ALIGN, FORMAT_VERSION, MAGIC, PREFIX  # noqa: F401  # the prefix and alignment readers check
+from .modelread import ALIGN, FORMAT_VERSION, MAGIC, PREFIX, occurrence_block_crc  # noqa: F401  # as readers check them
 from .modelstore import atomic_write
 
 _U4_MAX = 2**32 - 1
@@ -74,6 +80,20 @@ def shuffle_bytes(data: bytes, itemsize: int) -> bytes:
     if itemsize <= 1:
         return data
     return b"".join(data[k::itemsize] for k in range(itemsize))
+
+
+def occurrence_crcs(occurrences) -> list[int]:
+    """The occurrence_crcs section of a (2, V) array of occurrence counts in
+    the little-endian type they are stored as (C order: the ham row, then
+    the spam row)."""
+    import numpy as np
+
+    if occurrences.size == 0:
+        return []
+    stored = np.ascontiguousarray(occurrences).data.cast("B")
+    vocabulary = len(stored) // (2 * occurrences.itemsize)
+    return [occurrence_block_crc(stored, vocabulary, occurrences.itemsize, start, min(start + BLOCK_KEYS, vocabulary))
+            for start in range(0, vocabulary, BLOCK_KEYS)]
 
 
 def write_model(path: str | os.PathLike, meta: dict, sections: dict,

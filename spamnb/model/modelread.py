@@ -20,9 +20,11 @@ from .. import jsoncodec
 from ..errors import ModelError
 
 MAGIC = b"SPAMNB\x1a\n"
-FORMAT_VERSION = 3
-READABLE_VERSIONS = (2, 3)
-"""Version 3 added the journal (and `body_length`); a version 2 file is a base with none."""
+FORMAT_VERSION = 4
+READABLE_VERSIONS = (2, 3, 4)
+"""Version 3 added the journal (and `body_length`); a version 2 file is a base with none.
+Version 4 added the occurrence_crcs section (a spamnb that reads only 3 refuses it as newer,
+not as a damaged file); a version 3 file is checked as before, its counts whole."""
 PREFIX = Struct("<8sIIQII")
 ALIGN = 8
 
@@ -33,6 +35,18 @@ if TYPE_CHECKING:
 
 def itemsize_of(dtype: str) -> int:
     return int(dtype[2:]) if dtype[:2] in ("<u", "<f", "<i", "|u", "|i") else 0
+
+
+def occurrence_block_crc(stored, vocabulary: int, itemsize: int, start: int, end: int) -> int:
+    """The checksum of the occurrence counts of tokens [start, end) in the
+    `occurrences` section's bytes as stored (ham row, then spam row, of
+    `vocabulary` entries of `itemsize` bytes each): CRC-32 of that span of the
+    ham row's bytes followed by the same span of the spam row's.  One entry
+    of the `occurrence_crcs` section, as the writers make it and a reader of
+    counts checks it, a block at a time."""
+    ham = stored[itemsize * start:itemsize * end]
+    spam = stored[itemsize * (vocabulary + start):itemsize * (vocabulary + end)]
+    return crc32(spam, crc32(ham))
 
 
 def unshuffle_bytes(data: bytes, itemsize: int) -> bytes:
@@ -175,6 +189,7 @@ MAX_META_DEPTH = 32
 # Sections, their types and how long each is (V keys, B blocks; see below).
 SECTION_DTYPES = {"keys": ("<u8",), "weights": ("<f4",), "block_first": ("<u8",), "block_crcs": ("<u4",),
                   "token_lengths": ("<u4",), "token_bytes": ("|u1",), "occurrences": ("<u4", "<u2"),
+                  "occurrence_crcs": ("<u4",),
                   "documents": ("<u4",), "last_seen": ("<u4",), "digests": ("<u8",), "digest_classes": ("|u1",),
                   "recent_raw": ("<f8",), "recent_labels": ("|u1",)}
 MAX_TOKEN_BYTES = 4096
@@ -286,7 +301,8 @@ def check_layout(meta: dict, body_length: int) -> int:
     block_size = _whole(meta.get("block_size"), "the block size", 1, 1 << 20)
     blocks = -(-vocabulary // block_size)
     fixed = {"keys": (vocabulary,), "weights": (vocabulary,), "block_first": (blocks,), "block_crcs": (blocks,),
-             "token_lengths": (vocabulary,), "occurrences": (2, vocabulary), "documents": (2, vocabulary),
+             "token_lengths": (vocabulary,), "occurrences": (2, vocabulary), "occurrence_crcs": (blocks,),
+             "documents": (2, vocabulary),
              "last_seen": (vocabulary,)}
     for name, shape in fixed.items():
         if name in sizes and sizes[name][0] != shape:

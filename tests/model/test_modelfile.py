@@ -18,7 +18,7 @@ from spamnb.model.journal import encode
 from spamnb.model.modelfile import MAGIC, PREFIX
 from spamnb.model.modelread import read_model
 from spamnb.model.opening import open_scorer
-from spamnb.model.scorer import NeedsWholeLoad, Scorer
+from spamnb.model.scorer import LiveTable, NeedsWholeLoad, Scorer
 from spamnb._core import block_crcs
 from spamnb._core import token_key
 from spamnb.model.scoring import Cutoffs, WeightTable
@@ -176,6 +176,75 @@ def test_scoring_checks_each_block_it_reads(tmp_path):
         scorer.table.index(damaged_token)
     result = run_spamnb("classify", "--model", bad, input=b"Subject: x\n\n" + damaged_token.encode() + b"\n")
     assert result.returncode == 3 and b"corrupt" in result.stderr and b"Traceback" not in result.stderr
+
+
+def _journal_model(tmp_path, sections_dropped=()):
+    """A multinomial model of 6,000 tokens (12 blocks) with one journal record,
+    as a learn leaves it; `sections_dropped` are left out of the file."""
+    counts = TokenCounts()
+    counts.add([[f"spam{i}" for i in range(3000)], [f"ham{i}" for i in range(3000)]], [1, 0])
+    model = Model.from_counts(counts, TrainOptions(tokenizer=TokenizerOptions(headers=())))
+    for name in sections_dropped:
+        del model._sections[name]
+    path = tmp_path / f"journal{len(sections_dropped)}.spamnb"
+    model.save(path)
+    header = {"messages": [1, 0], "totals": [1, 0], "vocabulary": 0, "day": 1, "learned": [], "recent": []}
+    with open(path, "ab") as file:
+        file.write(encode(header, {token_key("ham7"): [1, 0, 1, 0]}, {}))
+    return path, model
+
+
+def test_scoring_with_a_journal_checks_each_block_of_counts_it_reads(tmp_path):
+    """With a journal, λ comes from the occurrence counts: a damaged count is
+    refused when a message needs its block (not before: opening reads no
+    count), and the blocks it does not touch score as the whole load does."""
+    path, model = _journal_model(tmp_path)
+    assert "occurrence_crcs" in read_model(path).meta["sections"]
+    damaged_token = next(t for t in model.counts.tokens if 512 <= model.table.index(t) < 1024)
+    sound_token = next(t for t in model.counts.tokens if model.table.index(t) < 512)
+    data = bytearray(path.read_bytes())
+    section = read_model(path).meta["sections"]["occurrences"]
+    itemsize = int(section["dtype"][2:])
+    start = PREFIX.size + PREFIX.unpack_from(data)[3] + section["offset"]
+    data[start + itemsize * (len(model.counts.tokens) + model.table.index(damaged_token))] ^= 0x01  # its spam count
+    bad = tmp_path / "bad.spamnb"
+    bad.write_bytes(bytes(data))
+    scorer = Scorer.open(bad)
+    assert type(scorer.table) is LiveTable
+    message = b"Subject: x\n\n" + sound_token.encode() + b" ham7\n"
+    assert scorer.score_message(message) == Model.load(path).score_message(message)
+    with pytest.raises(ModelError, match="checksum mismatch in occurrences"):
+        scorer.score_message(b"Subject: x\n\n" + damaged_token.encode() + b"\n")
+    result = run_spamnb("classify", "--model", bad, input=b"Subject: x\n\n" + damaged_token.encode() + b"\n")
+    assert result.returncode == 3 and b"corrupt" in result.stderr and b"Traceback" not in result.stderr
+
+
+def test_occurrence_checksums_that_disagree_with_the_counts_are_refused_by_a_full_load(tmp_path):
+    """A file whose checksums are its own (a foreign writer's) but whose
+    per-block checksums of counts do not match them is no model."""
+    counts = TokenCounts()
+    counts.add([[f"spam{i}" for i in range(600)], ["ham"]], [1, 0])
+    model = Model.from_counts(counts, TrainOptions())
+    model._sections["occurrence_crcs"][1] ^= 1
+    model.save(tmp_path / "m.spamnb")
+    with pytest.raises(ModelError, match="occurrence checksums disagree"):
+        Model.load(tmp_path / "m.spamnb")
+
+
+def test_a_model_without_occurrence_checksums_checks_its_counts_whole(tmp_path):
+    """A model written before the per-block checksums: its occurrence counts are
+    checked whole when a journal makes scoring read them, and score alike."""
+    path, _ = _journal_model(tmp_path, sections_dropped=("occurrence_crcs",))
+    assert "occurrence_crcs" not in read_model(path).meta["sections"]
+    message = b"Subject: x\n\nspam1 ham7 ham2000\n"
+    assert Scorer.open(path).score_message(message) == Model.load(path).score_message(message)
+    data = bytearray(path.read_bytes())
+    section = read_model(path).meta["sections"]["occurrences"]
+    data[PREFIX.size + PREFIX.unpack_from(data)[3] + section["offset"] + 2 * section["length"] // 3] ^= 0x01
+    bad = tmp_path / "bad.spamnb"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="checksum mismatch in occurrences"):
+        Scorer.open(bad)
 
 
 def test_failed_write_leaves_the_old_model_and_no_temp_file(tmp_path, monkeypatch):
