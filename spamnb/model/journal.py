@@ -213,10 +213,10 @@ def read_records(data) -> tuple[list[Record], int]:
 
 
 BATCH_STEPS_PER_ENTRY = 32
-"""Bisections in the core (a few ns each) that a batch of keys may take per
-journal entry before the journal is added up whole instead (a Python step
-per entry, some 30 times dearer): the batch's cost stays linear in the
-journal whatever the message and the record count."""
+"""Bisections in the core (a few ns each) that the keys asked for may take,
+over all the asks, per journal entry before the journal is added up whole
+instead (a Python step per entry, some 30 times dearer): the cost stays
+linear in the journal whatever the messages and the record count."""
 
 
 class _Changes:
@@ -225,61 +225,27 @@ class _Changes:
 
     A cold classify or learn asks for a few hundred keys; adding every
     record up first (a Python step per key: 11,376 keys for a 420 KB
-    journal) was most of what a journal cost it.  A key no record holds is
-    answered from one set of all keys (built in C); another is found by
-    bisection in each record, until those searches have stepped through
-    as many record entries as the journal holds: then it is added up once
-    (a journal of many small records, the online protocol's one message a
-    `learn`: 200 records made each search 200 steps).  A message's keys
-    asked for at once (many()) are summed in the core, every record searched
-    there.  The lists handed out are the state's own:
+    journal) was most of what a journal cost it.  The keys asked for at once
+    (many(); get() asks for one) are summed in the core, every record
+    searched there, and remembered.  Once the searches of all asks have
+    stepped through BATCH_STEPS_PER_ENTRY times the entries the journal
+    holds, or the keys remembered would outnumber them, the journal is added
+    up once and every answer comes from that: a long-lived reader (serve)
+    meets new keys in every message, and neither its work nor its memory may
+    grow past the journal's.  The lists handed out are the state's own:
     `learn` adds a message's changes to them in place, as to a dict's
     values.  Whole-journal uses (keys(), values(), len(): folding it into
     a base) add everything up once, the per-key answers given so far kept."""
 
     def __init__(self, records: list) -> None:
         self._records = records  # (keys, changes) of each record, keys strictly increasing
-        self._present: set | None = None
-        self._entries = 0   # keys in all records
-        self._searches = 0  # keys looked for by bisection so far
+        self._entries: int | None = None  # keys in all records
+        self._searches = 0  # keys summed over every record so far
         self._known: dict[int, list[int] | None] = {}
         self._whole: dict[int, list[int]] | None = None
 
-    def _present_keys(self) -> set:
-        """Every key some record holds (built once, in C)."""
-        if self._present is None:
-            present: set = set()
-            for keys, _ in self._records:
-                present.update(keys)
-            self._present = present
-            self._entries = sum(len(keys) for keys, _ in self._records)
-        return self._present
-
-    def _find(self, key: int) -> list[int] | None:
-        known = self._known
-        if key in known:
-            return known[key]
-        total = None
-        if key in self._present_keys():
-            self._searches += 1
-            if self._searches * len(self._records) > self._entries:
-                return self.whole().get(key)
-            from bisect import bisect_left  # this per-key search only: a batch is summed in the core (many)
-
-            total = [0, 0, 0, 0]
-            for keys, changes in self._records:
-                at = bisect_left(keys, key)
-                if at < len(keys) and keys[at] == key:
-                    at *= 4
-                    total[0] += changes[at]
-                    total[1] += changes[at + 1]
-                    total[2] += changes[at + 2]
-                    total[3] += changes[at + 3]
-        known[key] = total
-        return total
-
     def get(self, key: int, default=None):
-        found = self._whole.get(key) if self._whole is not None else self._find(key)
+        found = self._whole.get(key) if self._whole is not None else self.many([key])[0]
         return default if found is None else found
 
     def many(self, keys: list[int]) -> list[list[int] | None]:
@@ -290,12 +256,15 @@ class _Changes:
         if whole is not None:
             return whole.many(keys) if isinstance(whole, _Overlay) else [whole.get(key) for key in keys]
         known = self._known
-        asked = [key for key in keys if key not in known]
+        asked = list(dict.fromkeys(key for key in keys if key not in known))
         if asked:
-            entries = sum(len(held) for held, _ in self._records)
-            if len(asked) * len(self._records) > BATCH_STEPS_PER_ENTRY * entries:
-                # A huge message against a journal of many records (a file anyone
-                # may have written): adding the journal up once stays linear in it.
+            if self._entries is None:
+                self._entries = sum(len(held) for held, _ in self._records)
+            self._searches += len(asked)
+            if (self._searches * len(self._records) > BATCH_STEPS_PER_ENTRY * self._entries
+                    or len(known) + len(asked) > self._entries):
+                # Many messages, or one huge one, against a journal (a file anyone may
+                # have written): adding it up once keeps work and memory linear in it.
                 whole = self.whole()
                 return [whole.get(key) for key in keys]
             stored = [(_stored("Q", held), _stored("i", changes)) for held, changes in self._records]
@@ -351,7 +320,7 @@ class _Changes:
         if self._whole is not None:
             _add_up(self._whole, pairs)
         else:
-            self._present, self._known, self._searches = None, {}, 0
+            self._entries, self._known, self._searches = None, {}, 0
 
     def keys(self):
         return self.whole().keys()

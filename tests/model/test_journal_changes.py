@@ -1,6 +1,7 @@
 """journal._Changes: the per-key sums a reader of a journal sees are the same
-whichever way it works them out (bisection in each record, the sums added up
-once it has searched enough, or caught up with records appended later)."""
+whichever way it works them out (summed in the core over every record, the
+sums added up once it has searched enough, or caught up with records appended
+later)."""
 
 import random
 
@@ -92,3 +93,28 @@ def test_a_batch_too_large_for_the_journal_adds_it_up_whole_and_answers_the_same
     assert state.changes._whole is None  # bisected in the core
     assert state.changes.many(large) == [sums.get(key) for key in large]
     assert state.changes._whole is not None  # added up once instead
+
+
+def test_a_long_lived_reader_asking_for_new_keys_adds_the_journal_up_once():
+    """serve scores message after message, each with keys never asked for
+    before: the searches of all the asks count, so the journal is added up
+    once, and the keys remembered never outnumber the journal's entries."""
+    from spamnb.model.journal import BATCH_STEPS_PER_ENTRY
+
+    parsed = records(11, 100, 6)
+    sums = expected(parsed)
+    entries = sum(len(record.keys) for record in parsed)
+    state = JournalState()
+    for record in parsed:
+        state.apply(record)
+    changes, asks = state.changes, 0
+    for message in range(400):
+        keys = [1000 + 40 * message + i for i in range(40)] + [message % 300]  # new keys, and one held
+        assert changes.many(keys) == [sums.get(key) for key in keys]
+        assert len(changes._known) <= entries
+        asks += 40
+        if changes._whole is not None:
+            break
+    assert changes._whole is not None
+    assert asks * len(parsed) <= BATCH_STEPS_PER_ENTRY * entries + 41 * len(parsed)  # switched when due, not later
+    assert [changes.get(key) for key in range(300)] == [sums.get(key) for key in range(300)]
