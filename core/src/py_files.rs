@@ -51,8 +51,21 @@ fn map_file(fd: c_int) -> PyResult<MappedFile> {
     // change only if someone writes the file in place, which spamnb's writers
     // never do (they rename a new file into place); such a write by another
     // program reaches a reader as it would through Python's mmap.
-    let map = unsafe { memmap2::Mmap::map(fd) }.map_err(|error| PyOSError::new_err(error.to_string()))?;
+    let map = unsafe { memmap2::Mmap::map(fd) }.map_err(os_error)?;
     Ok(MappedFile { map })
+}
+
+/// OSError(errno, strerror), as Python's own calls raise it (its subclass
+/// chosen by errno), so that a caller can read `strerror` and `errno`.
+fn os_error(error: std::io::Error) -> PyErr {
+    match error.raw_os_error() {
+        Some(code) => {
+            let text = error.to_string();
+            let strerror = text.strip_suffix(&format!(" (os error {code})")).unwrap_or(&text).to_owned();
+            PyOSError::new_err((code, strerror))
+        }
+        None => PyOSError::new_err(error.to_string()),
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -223,6 +223,10 @@ def parse_model(path, data) -> ModelFile:
     body_start = PREFIX.size + meta_length
     if body_start > len(data):
         raise ModelError(f"model {path} is truncated")
+    if body_start % ALIGN:
+        # Writers pad the header: the sections' offsets are aligned from the
+        # body's start, and the core reads their numbers in place.
+        raise _not_usable(path, "its header is not padded to 8 bytes")
     if meta_length > MAX_META_BYTES:
         raise _not_usable(path, f"a header of {meta_length:,} bytes")
     meta_bytes = view[PREFIX.size:body_start]

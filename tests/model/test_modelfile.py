@@ -406,3 +406,18 @@ def test_sections_compressed_ahead_give_the_same_file(tmp_path):
     stopped.set()
     with pytest.raises(CancelledError):
         modelfile.deflate_to_file([str(tmp_path / "text")], "|u1", str(tmp_path / "stopped.z"), stopped)
+
+
+def test_a_mapping_that_fails_is_an_oserror_with_its_errno(tmp_path):
+    """read_model reports `strerror`, as it did with the mmap module."""
+    import errno
+
+    from spamnb._core import map_file
+
+    folder = os.open(tmp_path, os.O_RDONLY)
+    try:
+        with pytest.raises(OSError) as raised:
+            map_file(folder)
+    finally:
+        os.close(folder)
+    assert (raised.value.errno, raised.value.strerror) == (errno.ENODEV, os.strerror(errno.ENODEV))
