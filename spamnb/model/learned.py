@@ -6,11 +6,11 @@ taught unless told to (app/commands/options.py keep_what_was_taught).
 from __future__ import annotations
 
 import os
-from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 
 import numpy as np
 
+from .._core import sorted_position
 from ..errors import ModelError
 from .modelread import read_model
 
@@ -56,9 +56,10 @@ class LearnedDigests(MutableMapping):
 
     def _hold(self, digests: np.ndarray, classes: np.ndarray) -> None:
         self._digests, self._classes = np.ascontiguousarray(digests), np.ascontiguousarray(classes)
-        # Looked up through memoryviews: bisect on them compares Python ints
-        # in C, where np.searchsorted's call on one digest costs ten times more
-        # (a training run looks up every message it reads).
+        # Looked up through memoryviews by the core's sorted_position (as a
+        # learn appending looks its digest up in the mapped file): one call,
+        # where np.searchsorted's on one digest costs ten times more (a
+        # training run looks up every message it reads).
         self._digest_list = self._digests.data.cast("B").cast("Q")
         self._class_list = self._classes.data.cast("B")
 
@@ -75,7 +76,10 @@ class LearnedDigests(MutableMapping):
         if label is not None:
             return default if label == _FORGOTTEN else label
         digests = self._digest_list
-        at = bisect_left(digests, digest)
+        try:
+            at = sorted_position(digests, digest) if len(digests) else 0
+        except (OverflowError, TypeError):  # no u64: on no record, as a dict would answer
+            return default
         if at < len(digests) and digests[at] == digest:
             return self._class_list[at]
         return default

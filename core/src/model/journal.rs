@@ -4,19 +4,12 @@
 //! record's keys and finding a message's keys among the records, a Python
 //! step per key, were most of a fresh `learn`'s own work (callgrind).
 
-/// The key at `index` of little-endian u64 `keys` (the caller keeps `index` in range).
-fn key_at(keys: &[u8], index: usize) -> u64 {
-    let mut bytes = [0u8; 8];
-    bytes.copy_from_slice(&keys[8 * index..8 * index + 8]);
-    u64::from_le_bytes(bytes)
-}
+use super::table::{le_u64, u64_at as key_at};
 
 /// Whether `keys` is whole little-endian u64 keys, each above the one before.
 pub fn strictly_increasing(keys: &[u8]) -> bool {
-    if !keys.len().is_multiple_of(8) {
-        return false;
-    }
-    (1..keys.len() / 8).all(|at| key_at(keys, at - 1) < key_at(keys, at))
+    keys.len().is_multiple_of(8)
+        && keys.chunks_exact(8).zip(keys.chunks_exact(8).skip(1)).all(|(key, next)| le_u64(key) < le_u64(next))
 }
 
 /// Why `sums` refused its input.
@@ -52,7 +45,9 @@ pub fn sums(records: &[(&[u8], &[u8])], needles: &[u64]) -> Result<Vec<Option<[i
     Ok(found)
 }
 
-/// The first index in 0..count where `below` is false (it is true, then false).
+/// The first index in 0..count where `below` is false (it is true, then
+/// false): slice::partition_point over keys read from bytes, which may not
+/// be aligned for a &[u64].
 fn partition_point(count: usize, below: impl Fn(usize) -> bool) -> usize {
     let (mut low, mut high) = (0, count);
     while low < high {

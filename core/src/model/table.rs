@@ -49,14 +49,15 @@ pub struct Table<'a> {
     block: usize,
 }
 
-fn u64_at(bytes: &[u8], index: usize) -> u64 {
+/// The little-endian u64 at `index` of `bytes` (the caller keeps `index` in range).
+pub(crate) fn u64_at(bytes: &[u8], index: usize) -> u64 {
     let mut word = [0u8; 8];
     word.copy_from_slice(&bytes[8 * index..8 * index + 8]);
     u64::from_le_bytes(word)
 }
 
 /// An 8-byte little-endian chunk as a u64 (chunks_exact(8) gives only such).
-fn le_u64(chunk: &[u8]) -> u64 {
+pub(crate) fn le_u64(chunk: &[u8]) -> u64 {
     u64::from_le_bytes(chunk.try_into().unwrap_or_default())
 }
 
