@@ -58,10 +58,16 @@ fn distinct_tokens(tokens: &[Bound<'_, PyString>]) -> PyResult<(Vec<usize>, Vec<
             }
         });
     }
-    let mut first: AHashMap<&[u8], usize> = AHashMap::with_capacity(tokens.len());
+    Ok(first_places(texts.iter().map(|text| text.as_ref())))
+}
+
+/// Distinct items in order of first appearance: the place of each one's
+/// first occurrence, and how often each occurs.
+fn first_places<T: std::hash::Hash + Eq>(items: impl ExactSizeIterator<Item = T>) -> (Vec<usize>, Vec<u64>) {
+    let mut first: AHashMap<T, usize> = AHashMap::with_capacity(items.len());
     let (mut order, mut counts) = (Vec::new(), Vec::new());
-    for (at, text) in texts.iter().enumerate() {
-        match first.entry(text.as_ref()) {
+    for (at, item) in items.enumerate() {
+        match first.entry(item) {
             Entry::Occupied(seen) => counts[*seen.get()] += 1,
             Entry::Vacant(new) => {
                 new.insert(order.len());
@@ -70,7 +76,7 @@ fn distinct_tokens(tokens: &[Bound<'_, PyString>]) -> PyResult<(Vec<usize>, Vec<
             }
         }
     }
-    Ok((order, counts))
+    (order, counts)
 }
 
 /// A model file's scoring sections (keys, weights, block index, block CRCs),
@@ -272,15 +278,8 @@ impl KeyTable {
         let options = crate::py_text::options_of(options)?;
         let found = py.allow_threads(|| -> Result<(Vec<f64>, usize, usize), TableError> {
             let tokens = raw_message_tokens(raw, &options);
-            let mut order: Vec<&str> = Vec::new();
-            let mut counts: AHashMap<&str, u32> = AHashMap::with_capacity(tokens.len());
-            for token in &tokens {
-                let count = counts.entry(token.as_str()).or_insert(0);
-                if *count == 0 {
-                    order.push(token.as_str());
-                }
-                *count += 1;
-            }
+            let (places, counts) = first_places(tokens.iter().map(String::as_str));
+            let order: Vec<&str> = places.iter().map(|&at| tokens[at].as_str()).collect();
             let table = self.table();
             let poisoned = |_| TableError::Unusable("a table lock was poisoned".into());
             let mut checked = self.checked.lock().map_err(poisoned)?;
@@ -289,9 +288,9 @@ impl KeyTable {
                                     |slot| Ok(keys::token_key(order[slot])),
                                     |entry, _| entry.map(|at| table.weight(at)))?;
             let mut terms = Vec::new();
-            for (token, weight) in order.iter().zip(weights) {
+            for (&count, weight) in counts.iter().zip(weights) {
                 if let Some(weight) = weight.filter(|weight| *weight != 0.0) {
-                    let times = if presence { 1.0 } else { f64::from(counts[token]) };
+                    let times = if presence { 1.0 } else { count as f64 };
                     terms.push(f64::from(weight) * times);
                 }
             }
