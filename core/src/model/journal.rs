@@ -19,7 +19,11 @@ pub struct Mismatch;
 /// For each needle, the four changes summed over every record holding its
 /// key (None where none does).  A record is (keys, changes): n keys of 8
 /// bytes, strictly increasing, and 16 bytes of changes per key; one whose
-/// sizes disagree is refused (Mismatch).  O(needles × records × log keys).
+/// sizes disagree is refused (Mismatch).  O(needles × records × log keys):
+/// the caller keeps needles × records within a multiple of the entries the
+/// records hold, over all its calls, and adds the journal up whole past it
+/// (spamnb/model/journal.py, BATCH_STEPS_PER_ENTRY), so a reader's work stays
+/// linear in the journal.
 pub fn sums(records: &[(&[u8], &[u8])], needles: &[u64]) -> Result<Vec<Option<[i64; 4]>>, Mismatch> {
     for (keys, changes) in records {
         if !keys.len().is_multiple_of(8) || changes.len() != 2 * keys.len() {
