@@ -1,9 +1,10 @@
 //! Python bindings for a model file mapped into memory (thin: the mapping is
-//! memmap2's; this lends its bytes to Python as a read-only buffer).
+//! memmap2's; this lends its bytes to Python as a read-only buffer) and for
+//! the writers' lock on it (flock(2)).
 //!
-//! The mmap module's own import is a shared library loaded in each fresh
-//! `classify` and `learn` (about 0.2 ms of one, BENCHMARKS.md "Where the time
-//! goes with the core"); the core, loaded anyway, maps the file instead.
+//! The mmap and fcntl modules are each a shared library loaded in a fresh
+//! `classify` or `learn` (about 0.2 ms of one, BENCHMARKS.md "Where the time
+//! goes with the core"); the core, loaded anyway, maps and locks instead.
 
 use std::os::raw::c_int;
 
@@ -68,8 +69,44 @@ fn os_error(error: std::io::Error) -> PyErr {
     }
 }
 
+/// lock_file(fd, wait) -> bool: an exclusive flock(2) lock on the open file
+/// `fd`, as fcntl.flock takes it: waited for (the GIL released; a signal's
+/// Python handler runs, and may raise, between tries) when `wait`, else
+/// tried once.  True when held; False when another holder has it and `wait`
+/// is False.
+#[pyfunction]
+fn lock_file(py: Python<'_>, fd: c_int, wait: bool) -> PyResult<bool> {
+    let how = if wait { libc::LOCK_EX } else { libc::LOCK_EX | libc::LOCK_NB };
+    loop {
+        // SAFETY: flock on a descriptor number takes nothing of Rust's; a number
+        // that is not an open file is refused by the kernel (EBADF).
+        let done = py.allow_threads(|| unsafe { libc::flock(fd, how) });
+        if done == 0 {
+            return Ok(true);
+        }
+        let error = std::io::Error::last_os_error();
+        match error.kind() {
+            std::io::ErrorKind::WouldBlock if !wait => return Ok(false),
+            std::io::ErrorKind::Interrupted => py.check_signals()?,
+            _ => return Err(os_error(error)),
+        }
+    }
+}
+
+/// unlock_file(fd): lets go of lock_file's lock.
+#[pyfunction]
+fn unlock_file(fd: c_int) -> PyResult<()> {
+    // SAFETY: as in lock_file.
+    if unsafe { libc::flock(fd, libc::LOCK_UN) } != 0 {
+        return Err(os_error(std::io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MappedFile>()?;
     m.add_function(wrap_pyfunction!(map_file, m)?)?;
+    m.add_function(wrap_pyfunction!(lock_file, m)?)?;
+    m.add_function(wrap_pyfunction!(unlock_file, m)?)?;
     Ok(())
 }

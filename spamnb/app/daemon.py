@@ -83,8 +83,7 @@ def serve(model_path: str, socket_path: str, *, timeout: float | None = None, wo
     the model cannot be loaded.  Everything after start-up is logged on
     stderr, one line per event, and never stops the server.
     """
-    import fcntl
-
+    from .._core import lock_file
     from ..mail.sources import MAX_MESSAGE_BYTES
 
     workers = check_workers(workers)
@@ -98,10 +97,8 @@ def serve(model_path: str, socket_path: str, *, timeout: float | None = None, wo
     # socket for theirs; the connect probe then catches any other listener.
     lock = os.open(socket_path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise OptionError(f"another spamnb serve is already running on {socket_path}") from None
+        if not lock_file(lock, wait=False):
+            raise OptionError(f"another spamnb serve is already running on {socket_path}")
         check_not_serving(socket_path)
         holder = ModelHolder(model_path)
         _warm_up(holder.model)

@@ -7,9 +7,9 @@ old file or the new one, whole.
 
 from __future__ import annotations
 
-import fcntl
 import os
 
+from .._core import lock_file, unlock_file  # flock(2): the fcntl module would be one more library to load
 from ..errors import FileError, ModelError
 
 TYPE_CHECKING = False  # mypy reads this name as true; typing stays unimported on the scoring path
@@ -168,28 +168,24 @@ class locked:
             raise ModelError(f"cannot lock {lock_path}: it is not a regular file")
         self.handle = os.fdopen(descriptor, "a")
         if self.wait is None:
-            fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX)
+            lock_file(self.handle.fileno(), wait=True)
             return
         import time
 
         ends = time.monotonic() + self.wait
-        while True:
-            try:
-                fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= ends:
-                    self.handle.close()
-                    from ..errors import BusyError
+        while not lock_file(self.handle.fileno(), wait=False):
+            if time.monotonic() >= ends:
+                self.handle.close()
+                from ..errors import BusyError
 
-                    raise BusyError(f"{os.fspath(self.path)} is locked by another writer (waited "
-                                    f"{self.wait:g} s, --lock-wait); try again later") from None
-                time.sleep(0.05)
+                raise BusyError(f"{os.fspath(self.path)} is locked by another writer (waited "
+                                f"{self.wait:g} s, --lock-wait); try again later")
+            time.sleep(0.05)
 
     def __exit__(self, *exception) -> None:
         assert self.handle is not None  # __enter__ opened it
         try:
-            fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+            unlock_file(self.handle.fileno())
         finally:
             self.handle.close()
 

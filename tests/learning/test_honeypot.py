@@ -53,3 +53,29 @@ def test_lock_wait_gives_up_with_75_while_another_writer_holds_the_model(tmp_pat
     assert 0.5 <= waited < 30
     after = run_spamnb("learn", "--spam", SPAM[0], "--lock-wait", "0.5", "--model", model)
     assert after.returncode == 0, after.stderr
+
+
+def test_learn_waits_for_the_writer_before_it_and_a_signal_ends_the_wait(tmp_path, sample_model):
+    """With no --lock-wait, learn waits as long as another writer holds the model,
+    then learns; a signal while it waits ends it at once, one line, no traceback."""
+    import signal
+    import subprocess
+    import sys
+
+    model = tmp_path / "model.spamnb"
+    shutil.copyfile(sample_model, model)
+    fresh = tmp_path / "fresh.eml"
+    fresh.write_bytes(SPAM[1].read_bytes() + b"\nnot learned before: qqzx\n")
+    argv = [sys.executable, "-m", "spamnb", "learn", "--spam", str(fresh), "--model", str(model)]
+    with locked(model):
+        waiting = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        interrupted = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(1.5)
+        assert waiting.poll() is None and interrupted.poll() is None  # both still waiting for the lock
+        interrupted.send_signal(signal.SIGINT)
+        _, stopped = interrupted.communicate(timeout=30)
+        assert interrupted.returncode == 130 and stopped.count(b"\n") <= 1 and b"Traceback" not in stopped
+        assert waiting.poll() is None
+    out, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 0, err
+    assert out.decode().splitlines()[0] == "learned 1 spam + 0 ham"
