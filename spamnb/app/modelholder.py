@@ -148,7 +148,7 @@ class ModelHolder:
             info = os.fstat(handle.fileno())
             if (info.st_dev, info.st_ino) != signature[:2]:
                 return False
-            if os.pread(handle.fileno(), PREFIX.size, 0) != bytes(memoryview(model_file.data)[:PREFIX.size]):
+            if os.pread(handle.fileno(), PREFIX.size, 0) != model_file.prefix:
                 return False  # another model written over this one in place: its checksums differ
             tail = os.pread(handle.fileno(), max(0, info.st_size - end), end)
         records, used = read_records(tail)

@@ -202,7 +202,6 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     instead (see the module docstring); then nothing was read from the
     messages and nothing written."""
     from ..model.journal import JournalState, encode, today
-    from ..model.modelread import PREFIX
     from ..model.modelread import read_model
     from ..model.modelstore import append_record
     from ..model.scorer import LiveTable, NeedsWholeLoad, Scorer, journal_scoring
@@ -211,7 +210,7 @@ def learn_appending(path: str, spam: Sequence[str] = (), ham: Sequence[str] = ()
     model_file = read_model(path, verify=False)
     if model_file.version < 3 or "totals" not in model_file.meta:
         return None
-    base_identity = (model_file.identity, bytes(memoryview(model_file.data)[:PREFIX.size]))
+    base_identity = (model_file.identity, model_file.prefix)
     try:
         warm = _read_journal(model_file, base_identity)
     except ValueError as error:  # as open_scorer reports a journal that does not add up

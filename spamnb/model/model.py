@@ -225,13 +225,13 @@ class Model(Scorer):
                     if int(lengths.sum(dtype=np.int64)) != meta["sections"]["token_bytes"]["shape"][0]:
                         raise ValueError("token lengths disagree with the token bytes")
                 model._sections[name] = np.array(model_file.array(name))
-            if "occurrence_crcs" not in model._sections:  # a file from before them: its next write has them
-                model._sections["occurrence_crcs"] = np.array(occurrence_crcs(model._sections["occurrences"]),
-                                                              dtype="<u4")
             model._file_size = model_file.size
             model.bias = float(meta["bias"])
             model._messages = np.array(messages, dtype=np.int64)
             model._check_structure()
+            if "occurrence_crcs" not in model._sections:  # a file from before them: its next write has them
+                model._sections["occurrence_crcs"] = np.array(occurrence_crcs(model._sections["occurrences"]),
+                                                              dtype="<u4")
             model.recent_raw = model._sections.get("recent_raw", np.zeros(0)).astype(np.float64)
             model.recent_labels = model._sections.get("recent_labels", np.zeros(0, dtype=np.uint8))
             state, _torn = model_file.journal()

@@ -76,6 +76,12 @@ class ModelFile:
         self.identity: tuple[int, int] | None = None
 
     @property
+    def prefix(self) -> bytes:
+        """The file's first PREFIX.size bytes: they hold the header's and the
+        body's checksums, so two files with the same prefix have the same base."""
+        return bytes(memoryview(self.data)[:PREFIX.size])
+
+    @property
     def journal_bytes(self) -> int:
         return len(self.data) - self._body_end
 
