@@ -12,6 +12,8 @@ mod dbcs_tables;
 mod jieba_index;
 #[path = "build_tables/t2s_first_chars.rs"]
 mod t2s_first_chars;
+#[path = "build_tables/bmp_classes.rs"]
+mod bmp_classes;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -21,4 +23,5 @@ fn main() {
     let manifest = std::path::PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     jieba_index::write(&manifest, &out);
     t2s_first_chars::write(&manifest, &out);
+    bmp_classes::write(&manifest, &out);
 }

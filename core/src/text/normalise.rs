@@ -29,6 +29,37 @@ fn in_ranges(table: &[(u32, u32)], c: char) -> bool {
         .is_ok()
 }
 
+/// The classes below of every Basic Multilingual Plane code point, made
+/// from pyunicode.rs's tables by build.rs (build_tables/bmp_classes.rs): 256
+/// little-endian u16s (each block of 256 code points' leaf), then the
+/// leaves, a byte a code point, its classes as the bits below (in the
+/// order of build_tables/bmp_classes.rs's CLASSES).  Two loads where a search of a class's
+/// ranges took ten steps for each Han character.
+static BMP_CLASSES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/bmp_classes.bin"));
+const WORD_BIT: u8 = 1;
+const SPACE_BIT: u8 = 2;
+const DECIMAL_BIT: u8 = 4;
+const DIGIT_BIT: u8 = 8;
+const UNASSIGNED_BIT: u8 = 16;
+
+/// Whether `c` is in the class `bit` stands for (whose ranges are `table`).
+#[inline]
+fn in_class(bit: u8, table: &[(u32, u32)], c: char) -> bool {
+    let code = c as usize;
+    if code > 0xFFFF {
+        return in_ranges(table, c);
+    }
+    let block = code >> 8;
+    let leaf = match BMP_CLASSES.get(2 * block..2 * block + 2) {
+        Some(&[low, high]) => usize::from(u16::from_le_bytes([low, high])),
+        _ => return in_ranges(table, c),
+    };
+    match BMP_CLASSES.get(512 + leaf * 256 + (code & 0xFF)) {
+        Some(&classes) => classes & bit != 0,
+        None => in_ranges(table, c),
+    }
+}
+
 fn mapped(table: &'static [(u32, &'static str)], c: char) -> Option<&'static str> {
     let code = c as u32;
     table
@@ -46,7 +77,7 @@ pub fn is_word(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_';
     }
-    in_ranges(pyunicode::WORD, c)
+    in_class(WORD_BIT, pyunicode::WORD, c)
 }
 
 /// Python `re`'s `\s` and str.isspace() (also \x1c-\x1f, which Unicode's
@@ -55,7 +86,7 @@ pub fn is_space(c: char) -> bool {
     if c.is_ascii() {
         return matches!(c, '\t'..='\r' | '\x1c'..='\x1f' | ' ');
     }
-    in_ranges(pyunicode::SPACE, c)
+    in_class(SPACE_BIT, pyunicode::SPACE, c)
 }
 
 /// Python `re`'s `\d` for str patterns: str.isdecimal().
@@ -63,7 +94,7 @@ pub fn is_decimal(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_digit();
     }
-    in_ranges(pyunicode::DECIMAL, c)
+    in_class(DECIMAL_BIT, pyunicode::DECIMAL, c)
 }
 
 /// str.isdigit() of one character.
@@ -71,12 +102,12 @@ pub fn is_digit(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_digit();
     }
-    in_ranges(pyunicode::DIGIT, c)
+    in_class(DIGIT_BIT, pyunicode::DIGIT, c)
 }
 
 /// Unassigned in the Python tokenizer's Unicode version.
 fn is_unassigned(c: char) -> bool {
-    !c.is_ascii() && in_ranges(pyunicode::UNASSIGNED, c)
+    !c.is_ascii() && in_class(UNASSIGNED_BIT, pyunicode::UNASSIGNED, c)
 }
 
 /// str.casefold(): full case folding, a character at a time.
@@ -407,6 +438,18 @@ fn has_long_candidate_run(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn class_table_agrees_with_the_ranges() {
+        let classes = [(WORD_BIT, pyunicode::WORD), (SPACE_BIT, pyunicode::SPACE), (DECIMAL_BIT, pyunicode::DECIMAL),
+                       (DIGIT_BIT, pyunicode::DIGIT), (UNASSIGNED_BIT, pyunicode::UNASSIGNED)];
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            for (bit, table) in classes {
+                assert_eq!(in_class(bit, table, c), in_ranges(table, c), "{c:?} class {bit}");
+            }
+        }
+        assert!(in_class(WORD_BIT, pyunicode::WORD, '发') && !in_class(WORD_BIT, pyunicode::WORD, '，'));
+    }
 
     #[test]
     fn ascii_is_lowered_only() {

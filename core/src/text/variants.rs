@@ -118,27 +118,15 @@ struct T2s {
     group: Vec<OpenccDict>,
 }
 
-/// The first character of every key, sorted (little-endian u32s, made by
-/// build.rs: build_tables/t2s_first_chars.rs): most characters of a
-/// Simplified text start none, and one search here spares them a search of
-/// each dictionary.
+/// Which characters start a key: a bitmap of the code points below 0x40000
+/// (made by build.rs: build_tables/t2s_first_chars.rs).  Most characters of
+/// a Simplified text start none, and one bit read here spares them a search
+/// of each dictionary.
 static T2S_FIRST_CHARS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/t2s_first_chars.bin"));
 
 fn starts_a_key(c: char) -> bool {
-    let (mut low, mut high) = (0, T2S_FIRST_CHARS.len() / 4);
-    while low < high {
-        let middle = low + (high - low) / 2;
-        let first = match T2S_FIRST_CHARS.get(middle * 4..middle * 4 + 4) {
-            Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
-            _ => return false,
-        };
-        match first.cmp(&(c as u32)) {
-            std::cmp::Ordering::Less => low = middle + 1,
-            std::cmp::Ordering::Greater => high = middle,
-            std::cmp::Ordering::Equal => return true,
-        }
-    }
-    false
+    let code = c as usize;
+    T2S_FIRST_CHARS.get(code / 8).is_some_and(|byte| byte & (1 << (code % 8)) != 0)
 }
 
 /// The t2s text's dictionaries, in t2s.json's order: the lines under each
@@ -209,7 +197,7 @@ impl OpenccDict {
 /// the first dictionary (in the group's order) with a key that starts
 /// there gives its longest such key's value; where none has one, the
 /// character stays.  Linear: a character that starts no key is passed by
-/// one search of T2S_FIRST_CHARS; any other costs one look-up per dictionary,
+/// one bit of T2S_FIRST_CHARS; any other costs one look-up per dictionary,
 /// then a comparison per key under it (at most a handful).
 fn convert(text: &str, group: &[&OpenccDict], remembered: &mut [HashMap<char, KeysUnder>]) -> String {
     let mut out = String::with_capacity(text.len());
@@ -325,8 +313,8 @@ mod tests {
     #[test]
     fn compiled_t2s_is_read_as_checked() {
         let first_chars = check_t2s(T2S).expect("the t2s table");
-        assert_eq!(T2S_FIRST_CHARS.len(), 4 * first_chars.len());
-        assert!(first_chars.iter().all(|&c| starts_a_key(c)));
+        let starting: Vec<char> = (0..=u32::from(char::MAX)).filter_map(char::from_u32).filter(|&c| starts_a_key(c)).collect();
+        assert_eq!(starting, first_chars);
         assert!(!starts_a_key('发') && starts_a_key('發') && starts_a_key('乾'));
         let t2s = read_t2s(T2S).expect("its sections");
         let lines: usize = std::iter::once(&t2s.normalisation).chain(&t2s.group).map(|dict| dict.entries.lines().count()).sum();

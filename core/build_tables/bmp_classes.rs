@@ -1,0 +1,47 @@
+//! The Python tokenizer's character classes (text/pyunicode.rs: `\w`, `\s`,
+//! `\d`, str.isdigit, unassigned) of every code point of the Basic
+//! Multilingual Plane, as a two-stage table: text/normalise.rs reads a
+//! character's classes with two loads where it searched each class's ranges
+//! (`\w` alone is 700-odd ranges: ten steps for every Han character a
+//! Chinese message holds, 4 % of a Chinese bulk classify).
+//!
+//! bmp_classes.bin in OUT_DIR: 256 little-endian u16s, the leaf of each
+//! block of 256 code points, then the leaves, 256 bytes each: a code point's
+//! byte, its classes as the bits below.  Blocks with the same bytes share a
+//! leaf (most blocks are all one class).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+#[allow(dead_code)]
+#[path = "../src/text/pyunicode.rs"]
+mod pyunicode;
+
+/// The bits of a code point's byte; text/normalise.rs reads the same.
+pub const CLASSES: [&[(u32, u32)]; 5] =
+    [pyunicode::WORD, pyunicode::SPACE, pyunicode::DECIMAL, pyunicode::DIGIT, pyunicode::UNASSIGNED];
+
+pub fn write(manifest: &Path, out: &Path) {
+    println!("cargo:rerun-if-changed={}", manifest.join("src").join("text").join("pyunicode.rs").display());
+    let mut bytes = vec![0u8; 0x10000];
+    for (bit, ranges) in CLASSES.iter().enumerate() {
+        for &(start, end) in ranges.iter() {
+            for code in start..=end.min(0xFFFF) {
+                bytes[code as usize] |= 1 << bit;
+            }
+        }
+    }
+    let mut leaves: Vec<&[u8]> = Vec::new();
+    let mut leaf_of: HashMap<&[u8], u16> = HashMap::new();
+    let mut stage1 = Vec::with_capacity(512);
+    for block in bytes.chunks(256) {
+        let next = u16::try_from(leaves.len()).expect("at most 256 leaves");
+        let leaf = *leaf_of.entry(block).or_insert_with(|| {
+            leaves.push(block);
+            next
+        });
+        stage1.extend_from_slice(&leaf.to_le_bytes());
+    }
+    let table: Vec<u8> = stage1.into_iter().chain(leaves.concat()).collect();
+    std::fs::write(out.join("bmp_classes.bin"), table).expect("OUT_DIR is writable");
+}
