@@ -8,7 +8,6 @@ use std::sync::OnceLock;
 
 use super::dbcs::{reverse_lookup, Dbcs};
 use super::decode_with;
-use super::sniff::SNIFFED_CODECS;
 
 // Points of one character in a reading.  A common character of the
 // reading's language earns most, an ideograph of the standard's first
@@ -81,9 +80,9 @@ pub fn reading_score(text: &str, codec: &str) -> i64 {
         }
         previous = Some(c);
     }
-    let codec_index = SNIFFED_CODECS.iter().position(|&name| name == codec);
-    let points = |c: char| match codec_index {
-        Some(index) => remembered_points(c, index),
+    let memo = judged_dbcs(codec);
+    let points = |c: char| match memo {
+        Some(dbcs) => remembered_points(c, codec, dbcs),
         None => char_points(c, codec),
     };
     LATIN_ADJACENT_POINTS * adjacent + counts.iter().map(|(&c, &n)| n * points(c)).sum::<i64>()
@@ -95,28 +94,43 @@ pub fn reading_score(text: &str, codec: &str) -> i64 {
 pub const REMEMBERED_POINTS: usize = 1 << 16;
 
 thread_local! {
-    /// (character, index in SNIFFED_CODECS) → char_points.  Judging a
-    /// character makes a codec's encoder and decodes its bytes back, for
-    /// each of the five codecs a sniffed text is read as, and Chinese mail
-    /// repeats the same few thousand characters: remembered, it is one hash
-    /// look-up (4 % of a Chinese bulk classify, most of its mail
-    /// undeclared).
-    static POINTS: RefCell<HashMap<(char, usize), i64>> = RefCell::new(HashMap::new());
+    /// (character, the codec's Dbcs) → char_points.  Judging a character
+    /// makes the codec's encoder and decodes its bytes back, for each of the
+    /// five codecs a sniffed text is read as, and Chinese mail repeats the
+    /// same few thousand characters: remembered, it is one hash look-up (4 %
+    /// of a Chinese bulk classify, most of its mail undeclared).
+    static POINTS: RefCell<HashMap<(char, u8), i64>> = RefCell::new(HashMap::new());
 }
 
-fn remembered_points(c: char, codec_index: usize) -> i64 {
-    if let Some(points) = POINTS.with(|memo| memo.borrow().get(&(c, codec_index)).copied()) {
+/// char_points(c, codec), remembered by `dbcs`, the codec judged_dbcs names
+/// (one Dbcs a codec, so the points are the same).
+fn remembered_points(c: char, codec: &str, dbcs: Dbcs) -> i64 {
+    let key = (c, dbcs as u8);
+    if let Some(points) = POINTS.with(|memo| memo.borrow().get(&key).copied()) {
         return points;
     }
-    let points = char_points(c, SNIFFED_CODECS[codec_index]);
+    let points = char_points(c, codec);
     POINTS.with(|memo| {
         let mut memo = memo.borrow_mut();
         if memo.len() >= REMEMBERED_POINTS {
             memo.clear();
         }
-        memo.insert((c, codec_index), points);
+        memo.insert(key, points);
     });
     points
+}
+
+/// The double-byte codec whose standard judges a reading by `codec` (the
+/// sniffer's five), or None.
+fn judged_dbcs(codec: &str) -> Option<Dbcs> {
+    match codec {
+        "gb18030" => Some(Dbcs::Gb18030),
+        "cp949" => Some(Dbcs::Cp949),
+        "big5hkscs" => Some(Dbcs::Big5Hkscs),
+        "cp932" => Some(Dbcs::Cp932),
+        "euc_jp" => Some(Dbcs::EucJp),
+        _ => None,
+    }
 }
 
 /// Python's str.isalpha (general category L*), for the characters of the
@@ -190,14 +204,7 @@ fn char_points(c: char, codec: &str) -> i64 {
 /// The bytes Python's `codec` writes `c` as (their length and the first
 /// two are what matter), or None when it cannot write it.
 fn encode_char(c: char, codec: &str) -> Option<Vec<u8>> {
-    let dbcs = match codec {
-        "gb18030" => Dbcs::Gb18030,
-        "cp949" => Dbcs::Cp949,
-        "big5hkscs" => Dbcs::Big5Hkscs,
-        "cp932" => Dbcs::Cp932,
-        "euc_jp" => Dbcs::EucJp,
-        _ => return None,
-    };
+    let dbcs = judged_dbcs(codec)?;
     if dbcs == Dbcs::Cp932 {
         // Python's CP932 writes these, though it reads their bytes as the full-width forms.
         let written: &[u8] = match c {
@@ -374,6 +381,7 @@ const COMMON_HANGUL: &str = concat!(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mail::charsets::SNIFFED_CODECS;
 
     /// The memo gives what judging each character afresh gives, for every
     /// sniffed codec, before and after it is full and emptied.
