@@ -32,8 +32,8 @@ fn in_ranges(table: &[(u32, u32)], c: char) -> bool {
 /// The classes below of every Basic Multilingual Plane code point, made
 /// from pyunicode.rs's tables by build.rs (build_tables/bmp_classes.rs): 256
 /// little-endian u16s (each block of 256 code points' leaf), then the
-/// leaves, a byte a code point, its classes as the bits below (in the
-/// order of build_tables/bmp_classes.rs's CLASSES).  Two loads where a search of a class's
+/// leaves, a byte a code point, its classes as the bits below (in the order
+/// of bmp_classes.rs's CLASSES).  Two loads where a search of a class's
 /// ranges took ten steps for each Han character.
 static BMP_CLASSES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/bmp_classes.bin"));
 const WORD_BIT: u8 = 1;
@@ -42,20 +42,24 @@ const DECIMAL_BIT: u8 = 4;
 const DIGIT_BIT: u8 = 8;
 const UNASSIGNED_BIT: u8 = 16;
 
+/// The class bits of a BMP code point; None above U+FFFF (or from a table
+/// of the wrong shape, which the unit tests refuse).
+#[inline]
+fn bmp_classes(code: usize) -> Option<u8> {
+    if code > 0xFFFF {
+        return None;
+    }
+    let block = code >> 8;
+    let &[low, high] = BMP_CLASSES.get(2 * block..2 * block + 2)? else { return None };
+    let leaf = usize::from(u16::from_le_bytes([low, high]));
+    BMP_CLASSES.get(512 + leaf * 256 + (code & 0xFF)).copied()
+}
+
 /// Whether `c` is in the class `bit` stands for (whose ranges are `table`).
 #[inline]
 fn in_class(bit: u8, table: &[(u32, u32)], c: char) -> bool {
-    let code = c as usize;
-    if code > 0xFFFF {
-        return in_ranges(table, c);
-    }
-    let block = code >> 8;
-    let leaf = match BMP_CLASSES.get(2 * block..2 * block + 2) {
-        Some(&[low, high]) => usize::from(u16::from_le_bytes([low, high])),
-        _ => return in_ranges(table, c),
-    };
-    match BMP_CLASSES.get(512 + leaf * 256 + (code & 0xFF)) {
-        Some(&classes) => classes & bit != 0,
+    match bmp_classes(c as usize) {
+        Some(classes) => classes & bit != 0,
         None => in_ranges(table, c),
     }
 }
@@ -441,9 +445,16 @@ mod tests {
 
     #[test]
     fn class_table_agrees_with_the_ranges() {
+        // Every BMP code point is in the table (so none falls back to a
+        // search), and nothing above it is.
+        let leaves = (BMP_CLASSES.len() - 512) / 256;
+        assert_eq!(BMP_CLASSES.len(), 512 + 256 * leaves);
+        assert!(BMP_CLASSES[..512].chunks(2).all(|pair| usize::from(u16::from_le_bytes([pair[0], pair[1]])) < leaves));
+        assert!((0..=0xFFFF).all(|code| bmp_classes(code).is_some()));
+        assert_eq!(bmp_classes(0x10000), None);
         let classes = [(WORD_BIT, pyunicode::WORD), (SPACE_BIT, pyunicode::SPACE), (DECIMAL_BIT, pyunicode::DECIMAL),
                        (DIGIT_BIT, pyunicode::DIGIT), (UNASSIGNED_BIT, pyunicode::UNASSIGNED)];
-        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+        for c in (0..=0xFFFF).filter_map(char::from_u32) {
             for (bit, table) in classes {
                 assert_eq!(in_class(bit, table, c), in_ranges(table, c), "{c:?} class {bit}");
             }

@@ -88,18 +88,17 @@ pub fn reading_score(text: &str, codec: &str) -> i64 {
     LATIN_ADJACENT_POINTS * adjacent + counts.iter().map(|(&c, &n)| n * points(c)).sum::<i64>()
 }
 
-/// Characters judged per process before the memo below is emptied: a
-/// message's sample holds at most 4,096 bytes, and hostile mail cycling
-/// through every character could otherwise grow it without bound.
+/// Characters a thread remembers before the memo below is emptied: a
+/// message's sample holds at most 4,096 bytes, but hostile mail cycling
+/// through every character would otherwise fill it with all of them.
 pub const REMEMBERED_POINTS: usize = 1 << 16;
 
 thread_local! {
     /// (character, the codec's Dbcs) → char_points.  Judging a character
     /// makes the codec's encoder and decodes its bytes back, for each of the
     /// five codecs a sniffed text is read as, and Chinese mail repeats the
-    /// same few thousand characters: remembered, it is one hash look-up (4 %
-    /// of a Chinese bulk classify, most of its mail undeclared).
-    static POINTS: RefCell<HashMap<(char, u8), i64>> = RefCell::new(HashMap::new());
+    /// same few thousand characters: remembered, each is one hash look-up.
+    static POINTS: RefCell<HashMap<(char, u8), i8>> = RefCell::new(HashMap::new());
 }
 
 /// char_points(c, codec), remembered by `dbcs`, the codec judged_dbcs names
@@ -107,15 +106,17 @@ thread_local! {
 fn remembered_points(c: char, codec: &str, dbcs: Dbcs) -> i64 {
     let key = (c, dbcs as u8);
     if let Some(points) = POINTS.with(|memo| memo.borrow().get(&key).copied()) {
-        return points;
+        return i64::from(points);
     }
     let points = char_points(c, codec);
+    // Every char_points is one of the small constants above.
+    let Ok(kept) = i8::try_from(points) else { return points };
     POINTS.with(|memo| {
         let mut memo = memo.borrow_mut();
         if memo.len() >= REMEMBERED_POINTS {
             memo.clear();
         }
-        memo.insert(key, points);
+        memo.insert(key, kept);
     });
     points
 }
@@ -408,11 +409,12 @@ mod tests {
                 }
             }
         }
-        POINTS.with(|memo| assert!(memo.borrow().len() <= REMEMBERED_POINTS && !memo.borrow().is_empty()));
-        let many: String = ('\u{4e00}'..='\u{9fff}').chain('\u{ac00}'..='\u{d7a3}').take(REMEMBERED_POINTS / 4).collect();
-        for codec in SNIFFED_CODECS {
-            assert_eq!(reading_score(&many, codec), fresh(&many, codec));
+        // Full at REMEMBERED_POINTS, and emptied by the next one.
+        POINTS.with(|memo| memo.borrow_mut().clear());
+        for (count, c) in ('\u{a0}'..=char::MAX).take(REMEMBERED_POINTS + 1).enumerate() {
+            assert_eq!(remembered_points(c, "gb18030", Dbcs::Gb18030), char_points(c, "gb18030"));
+            let held = POINTS.with(|memo| memo.borrow().len());
+            assert_eq!(held, if count < REMEMBERED_POINTS { count + 1 } else { 1 }, "{count}");
         }
-        POINTS.with(|memo| assert!(memo.borrow().len() <= REMEMBERED_POINTS));
     }
 }
