@@ -1,9 +1,11 @@
 //! The Python tokenizer's character classes (text/pyunicode.rs: `\w`, `\s`,
 //! `\d`, str.isdigit, unassigned) of every code point of the Basic
-//! Multilingual Plane, as a two-stage table: text/normalise.rs reads a
-//! character's classes with two loads where it searched each class's ranges
-//! (`\w` alone is 700-odd ranges: ten steps for every Han character a
-//! Chinese message holds, 4 % of a Chinese bulk classify).
+//! Multilingual Plane, and whether NFKC may start a piece at it (its
+//! boundary: quick check Yes and combining class 0, from the normaliser's
+//! own crate), as a two-stage table: text/normalise.rs reads a character's
+//! classes with two loads where it searched each class's ranges (`\w` alone
+//! is 700-odd ranges: ten steps for every Han character a Chinese message
+//! holds) and asked the normaliser two questions.
 //!
 //! bmp_classes.bin in OUT_DIR: 256 little-endian u16s, the leaf of each
 //! block of 256 code points, then the leaves, 256 bytes each: a code point's
@@ -16,19 +18,32 @@ use std::path::Path;
 #[allow(dead_code)]
 #[path = "../src/text/pyunicode.rs"]
 mod pyunicode;
+#[path = "../src/text/nfkc_boundary.rs"]
+mod nfkc_boundary;
+use nfkc_boundary::is_nfkc_boundary;
 
 /// The bits of a code point's byte; text/normalise.rs reads the same.
 pub const CLASSES: [&[(u32, u32)]; 5] =
     [pyunicode::WORD, pyunicode::SPACE, pyunicode::DECIMAL, pyunicode::DIGIT, pyunicode::UNASSIGNED];
 
+/// The bit after CLASSES': an NFKC boundary (text/normalise.rs, `is_nfkc_boundary`).
+pub const NFKC_BOUNDARY_BIT: u8 = 1 << CLASSES.len();
+
 pub fn write(manifest: &Path, out: &Path) {
-    println!("cargo:rerun-if-changed={}", manifest.join("src").join("text").join("pyunicode.rs").display());
+    for file in ["pyunicode.rs", "nfkc_boundary.rs"] {
+        println!("cargo:rerun-if-changed={}", manifest.join("src").join("text").join(file).display());
+    }
     let mut bytes = vec![0u8; 0x10000];
     for (bit, ranges) in CLASSES.iter().enumerate() {
         for &(start, end) in ranges.iter() {
             for code in start..=end.min(0xFFFF) {
                 bytes[code as usize] |= 1 << bit;
             }
+        }
+    }
+    for (code, classes) in bytes.iter_mut().enumerate() {
+        if char::from_u32(code as u32).is_some_and(is_nfkc_boundary) {
+            *classes |= NFKC_BOUNDARY_BIT;
         }
     }
     let mut leaves: Vec<&[u8]> = Vec::new();

@@ -12,6 +12,8 @@ use unicode_normalization::UnicodeNormalization;
 
 #[path = "pyunicode.rs"]
 pub mod pyunicode;
+#[path = "nfkc_boundary.rs"]
+mod nfkc_boundary;
 
 #[inline(never)]
 fn in_ranges(table: &[(u32, u32)], c: char) -> bool {
@@ -41,6 +43,7 @@ const SPACE_BIT: u8 = 2;
 const DECIMAL_BIT: u8 = 4;
 const DIGIT_BIT: u8 = 8;
 const UNASSIGNED_BIT: u8 = 16;
+const NFKC_BOUNDARY_BIT: u8 = 32;
 
 /// The class bits of a BMP code point; None above U+FFFF (or from a table
 /// of the wrong shape, which the unit tests refuse).
@@ -264,17 +267,18 @@ pub fn nfkc(text: &str) -> String {
     out
 }
 
-/// A character NFKC leaves as it is and that nothing before it can change
-/// or compose with (quick check Yes, combining class 0: ICU's "boundary
-/// before"), so NFKC of a text is NFKC of the pieces cut before each one.
-/// Only the pieces that hold another character go through the normaliser,
-/// the rest is copied (mail with one non-ASCII character, a no-break space
-/// or a curly quote, is mostly text NFKC leaves alone: whole texts through
-/// the normaliser were 11 % of the core's instructions in a bulk classify).
+/// Whether NFKC may cut a text before `c` (nfkc_boundary.rs): read from
+/// the BMP table, asked of the normaliser above it.  Only the pieces that
+/// hold a character that is not a boundary go through the normaliser, the
+/// rest is copied (mail with one non-ASCII character, a no-break space or a
+/// curly quote, is mostly text NFKC leaves alone: whole texts through the
+/// normaliser were 11 % of the core's instructions in a bulk classify).
+#[inline]
 fn is_nfkc_boundary(c: char) -> bool {
-    c.is_ascii()
-        || (unicode_normalization::char::canonical_combining_class(c) == 0
-            && unicode_normalization::is_nfkc_quick(std::iter::once(c)) == unicode_normalization::IsNormalized::Yes)
+    match bmp_classes(c as usize) {
+        Some(classes) => classes & NFKC_BOUNDARY_BIT != 0,
+        None => nfkc_boundary::is_nfkc_boundary(c),
+    }
 }
 
 /// A piece of text between boundaries appended to `out`: in NFKC when it
@@ -460,6 +464,10 @@ mod tests {
             }
         }
         assert!(in_class(WORD_BIT, pyunicode::WORD, '发') && !in_class(WORD_BIT, pyunicode::WORD, '，'));
+        for c in (0..=0xFFFF).filter_map(char::from_u32) {
+            assert_eq!(is_nfkc_boundary(c), nfkc_boundary::is_nfkc_boundary(c), "{c:?}");
+        }
+        assert!(is_nfkc_boundary('发') && !is_nfkc_boundary('\u{ff21}') && !is_nfkc_boundary('\u{301}'));
     }
 
     #[test]
