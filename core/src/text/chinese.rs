@@ -118,7 +118,10 @@ struct State {
     /// at its second meeting, searched the dictionary twice a pair: `classify
     /// -j 1` of ccert_zh's 7,615 messages took 5 % longer so (3.13 against
     /// 2.98 s), and a cold classify of its median test message no less time
-    /// (27.4 ms either way; 1.2 ms less for 30 KB of Chinese text).
+    /// (27.4 ms either way; 1.2 ms less for 30 KB of Chinese text).  What
+    /// mail can make a process load is bounded all the same: a new pair adds
+    /// at most 472 words (中国's, the most under one pair), and a process
+    /// adds the dictionary's 349,045 at most once.
     pairs: HashSet<(char, char)>,
     /// Sum of the frequencies loaded so far (the filler's not counted).
     loaded: usize,
@@ -387,5 +390,44 @@ mod tests {
         }
         assert!(cache.newer.len() + cache.older.len() <= RUN_CACHE_SIZE);
         assert!(cache.get(&(3 * RUN_CACHE_SIZE - 1).to_string()).is_some());
+    }
+
+    /// A fresh State, loading as it goes, cuts as jieba-rs with the whole
+    /// dictionary does: runs made of dictionary words and stray characters,
+    /// so that pairs are met for the first time, again, and across words.
+    #[test]
+    fn loading_as_it_goes_cuts_as_the_whole_dictionary() {
+        let dict = Dictionary::compiled();
+        let mut whole = Jieba::empty();
+        let mut sum = 0;
+        let words: Vec<&str> = dict.lines.lines().map(|line| {
+            let (word, freq) = line.split_once(' ').expect("a word and a frequency");
+            let freq: usize = freq.parse().expect("a frequency");
+            whole.add_word(word, Some(freq), None);
+            sum += freq;
+            word
+        }).collect();
+        whole.add_word(FILLER, Some(dict.total - sum), None);
+        let han: Vec<&str> = words.iter().copied().filter(|word| word.chars().all(|c| ('\u{4e00}'..='\u{9fd5}').contains(&c))).collect();
+        let mut state = State::new();
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |bound: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % bound as u64) as usize
+        };
+        for _ in 0..3000 {
+            let mut run = String::new();
+            for _ in 0..1 + next(8) {
+                if next(5) == 0 {
+                    run.push(char::from_u32(0x4e00 + next(0x9fd5 - 0x4e00) as u32).expect("a Han character"));
+                } else {
+                    run.push_str(han[next(han.len())]);
+                }
+            }
+            let expected: Vec<&str> = whole.cut(&run, true).into_iter().map(|token| token.word).collect();
+            assert_eq!(state.cut(&run), expected, "{run}");
+        }
     }
 }
