@@ -12,6 +12,8 @@ mod dbcs_tables;
 mod jieba_index;
 #[path = "build_tables/t2s_first_chars.rs"]
 mod t2s_first_chars;
+#[path = "build_tables/bmp_layout.rs"]
+mod bmp_layout;
 #[path = "build_tables/bmp_classes.rs"]
 mod bmp_classes;
 

@@ -7,10 +7,10 @@
 //! is 700-odd ranges: ten steps for every Han character a Chinese message
 //! holds) and asked the normaliser two questions.
 //!
-//! bmp_classes.bin in OUT_DIR: 256 little-endian u16s, the leaf of each
-//! block of 256 code points, then the leaves, 256 bytes each: a code point's
-//! byte, its classes as the bits below.  Blocks with the same bytes share a
-//! leaf (most blocks are all one class).
+//! bmp_classes.bin in OUT_DIR, laid out as bmp_layout.rs says: the leaf of
+//! each block of code points, then the leaves, a code point's classes a
+//! byte.  Blocks with the same bytes share a leaf (most blocks are all one
+//! class).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,23 +21,22 @@ mod pyunicode;
 #[path = "../src/text/nfkc_boundary.rs"]
 mod nfkc_boundary;
 use nfkc_boundary::is_nfkc_boundary;
+use super::bmp_layout::{DECIMAL_BIT, DIGIT_BIT, LEAF, NFKC_BOUNDARY_BIT, SPACE_BIT, STAGE1_BYTES, UNASSIGNED_BIT, WORD_BIT};
 
-/// The bits of a code point's byte; text/normalise.rs reads the same.
-pub const CLASSES: [&[(u32, u32)]; 5] =
-    [pyunicode::WORD, pyunicode::SPACE, pyunicode::DECIMAL, pyunicode::DIGIT, pyunicode::UNASSIGNED];
-
-/// The bit after CLASSES': an NFKC boundary (text/normalise.rs, `is_nfkc_boundary`).
-pub const NFKC_BOUNDARY_BIT: u8 = 1 << CLASSES.len();
+/// Each class's bit and its ranges.
+const CLASSES: [(u8, &[(u32, u32)]); 5] = [(WORD_BIT, pyunicode::WORD), (SPACE_BIT, pyunicode::SPACE),
+                                           (DECIMAL_BIT, pyunicode::DECIMAL), (DIGIT_BIT, pyunicode::DIGIT),
+                                           (UNASSIGNED_BIT, pyunicode::UNASSIGNED)];
 
 pub fn write(manifest: &Path, out: &Path) {
     for file in ["pyunicode.rs", "nfkc_boundary.rs"] {
         println!("cargo:rerun-if-changed={}", manifest.join("src").join("text").join(file).display());
     }
     let mut bytes = vec![0u8; 0x10000];
-    for (bit, ranges) in CLASSES.iter().enumerate() {
-        for &(start, end) in ranges.iter() {
+    for (bit, ranges) in CLASSES {
+        for &(start, end) in ranges {
             for code in start..=end.min(0xFFFF) {
-                bytes[code as usize] |= 1 << bit;
+                bytes[code as usize] |= bit;
             }
         }
     }
@@ -48,8 +47,8 @@ pub fn write(manifest: &Path, out: &Path) {
     }
     let mut leaves: Vec<&[u8]> = Vec::new();
     let mut leaf_of: HashMap<&[u8], u16> = HashMap::new();
-    let mut stage1 = Vec::with_capacity(512);
-    for block in bytes.chunks(256) {
+    let mut stage1 = Vec::with_capacity(STAGE1_BYTES);
+    for block in bytes.chunks(LEAF) {
         let next = u16::try_from(leaves.len()).expect("at most 256 leaves");
         let leaf = *leaf_of.entry(block).or_insert_with(|| {
             leaves.push(block);

@@ -31,19 +31,15 @@ fn in_ranges(table: &[(u32, u32)], c: char) -> bool {
         .is_ok()
 }
 
-/// The classes below of every Basic Multilingual Plane code point, made
-/// from pyunicode.rs's tables by build.rs (build_tables/bmp_classes.rs): 256
-/// little-endian u16s (each block of 256 code points' leaf), then the
-/// leaves, a byte a code point, its classes as the bits below (in the order
-/// of bmp_classes.rs's CLASSES).  Two loads where a search of a class's
-/// ranges took ten steps for each Han character.
+/// The classes of every Basic Multilingual Plane code point, made from
+/// pyunicode.rs's tables and nfkc_boundary.rs by build.rs
+/// (build_tables/bmp_classes.rs), laid out as bmp_layout.rs says.  Two loads
+/// where a search of a class's ranges took ten steps for each Han character.
 static BMP_CLASSES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/bmp_classes.bin"));
-const WORD_BIT: u8 = 1;
-const SPACE_BIT: u8 = 2;
-const DECIMAL_BIT: u8 = 4;
-const DIGIT_BIT: u8 = 8;
-const UNASSIGNED_BIT: u8 = 16;
-const NFKC_BOUNDARY_BIT: u8 = 32;
+
+#[path = "../../build_tables/bmp_layout.rs"]
+mod bmp_layout;
+use bmp_layout::{DECIMAL_BIT, DIGIT_BIT, LEAF, NFKC_BOUNDARY_BIT, SPACE_BIT, STAGE1_BYTES, UNASSIGNED_BIT, WORD_BIT};
 
 /// The class bits of a BMP code point; None above U+FFFF (or from a table
 /// of the wrong shape, which the unit tests refuse).
@@ -52,10 +48,10 @@ fn bmp_classes(code: usize) -> Option<u8> {
     if code > 0xFFFF {
         return None;
     }
-    let block = code >> 8;
+    let block = code / LEAF;
     let &[low, high] = BMP_CLASSES.get(2 * block..2 * block + 2)? else { return None };
     let leaf = usize::from(u16::from_le_bytes([low, high]));
-    BMP_CLASSES.get(512 + leaf * 256 + (code & 0xFF)).copied()
+    BMP_CLASSES.get(STAGE1_BYTES + leaf * LEAF + code % LEAF).copied()
 }
 
 /// Whether `c` is in the class `bit` stands for (whose ranges are `table`).
@@ -451,9 +447,9 @@ mod tests {
     fn class_table_agrees_with_the_ranges() {
         // Every BMP code point is in the table (so none falls back to a
         // search), and nothing above it is.
-        let leaves = (BMP_CLASSES.len() - 512) / 256;
-        assert_eq!(BMP_CLASSES.len(), 512 + 256 * leaves);
-        assert!(BMP_CLASSES[..512].chunks(2).all(|pair| usize::from(u16::from_le_bytes([pair[0], pair[1]])) < leaves));
+        let leaves = (BMP_CLASSES.len() - STAGE1_BYTES) / LEAF;
+        assert_eq!(BMP_CLASSES.len(), STAGE1_BYTES + LEAF * leaves);
+        assert!(BMP_CLASSES[..STAGE1_BYTES].chunks(2).all(|pair| usize::from(u16::from_le_bytes([pair[0], pair[1]])) < leaves));
         assert!((0..=0xFFFF).all(|code| bmp_classes(code).is_some()));
         assert_eq!(bmp_classes(0x10000), None);
         let classes = [(WORD_BIT, pyunicode::WORD), (SPACE_BIT, pyunicode::SPACE), (DECIMAL_BIT, pyunicode::DECIMAL),

@@ -385,28 +385,26 @@ mod tests {
     use crate::mail::charsets::SNIFFED_CODECS;
 
     /// The memo gives what judging each character afresh gives, for every
-    /// sniffed codec, before and after it is full and emptied.
+    /// sniffed codec, when it first judges a character and when it remembers
+    /// it, and is emptied when full.
     #[test]
     fn remembered_points_are_the_points() {
-        let fresh = |text: &str, codec: &str| {
-            let text = collapse_repeats(text);
-            let mut adjacent = 0;
-            let chars: Vec<char> = text.chars().collect();
-            for pair in chars.windows(2) {
-                let (p, c) = (pair[0], pair[1]);
-                if (is_cjk_letter(p) && c.is_ascii_alphabetic()) || (p.is_ascii_alphabetic() && is_cjk_letter(c)) {
-                    adjacent += 1;
+        let texts = ["发票优惠，欢迎来电咨询 free", "頭髮乾燥 ──── 岸岸岸", "안녕하세요 ｱｲｳ カタカナ", "\u{e000}\u{fffd}é"];
+        POINTS.with(|memo| memo.borrow_mut().clear());
+        for round in 0..2 {
+            for c in texts.iter().flat_map(|text| text.chars()) {
+                for codec in SNIFFED_CODECS {
+                    let dbcs = judged_dbcs(codec).expect("a sniffed codec");
+                    assert_eq!(remembered_points(c, codec, dbcs), char_points(c, codec), "{c} {codec} round {round}");
                 }
             }
-            LATIN_ADJACENT_POINTS * adjacent
-                + chars.iter().filter(|c| !c.is_ascii()).map(|&c| char_points(c, codec)).sum::<i64>()
-        };
-        let texts = ["发票优惠，欢迎来电咨询 free", "頭髮乾燥 ──── 岸岸岸", "안녕하세요 ｱｲｳ カタカナ", "\u{e000}\u{fffd}é"];
-        for round in 0..2 {
-            for text in texts {
-                for codec in SNIFFED_CODECS {
-                    assert_eq!(reading_score(text, codec), fresh(text, codec), "{text} {codec} round {round}");
-                }
+        }
+        // A reading scores the same judged afresh and remembered.
+        for text in texts {
+            for codec in SNIFFED_CODECS {
+                POINTS.with(|memo| memo.borrow_mut().clear());
+                let afresh = reading_score(text, codec);
+                assert_eq!(reading_score(text, codec), afresh, "{text} {codec}");
             }
         }
         // Full at REMEMBERED_POINTS, and emptied by the next one.
